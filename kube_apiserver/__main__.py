@@ -1,0 +1,3 @@
+from kube_apiserver.cmd.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""admissionregistration API group."""

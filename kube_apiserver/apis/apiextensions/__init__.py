@@ -1,0 +1,1 @@
+"""apiextensions API group."""

@@ -1,0 +1,1 @@
+"""apiregistration API group."""

@@ -1,0 +1,1 @@
+"""authentication API group."""

@@ -1,0 +1,1 @@
+"""coordination API group."""

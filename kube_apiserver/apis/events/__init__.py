@@ -1,0 +1,1 @@
+"""events API group."""

@@ -1,0 +1,1 @@
+"""flowcontrol API group."""

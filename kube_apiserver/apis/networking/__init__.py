@@ -1,0 +1,1 @@
+"""networking API group."""

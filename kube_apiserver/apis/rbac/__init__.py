@@ -1,0 +1,1 @@
+"""rbac API group."""

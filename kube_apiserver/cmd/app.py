@@ -1,0 +1,154 @@
+"""kube-apiserver: options → completed config → create_server_chain() → run (cmd/kube-apiserver/app)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+
+from kube_apiserver.authentication.request import RequestAuthenticator
+from kube_apiserver.authentication.token_file import TokenFileAuthenticator, TokenFileError
+from kube_apiserver.authorization.authorizer import new_authorizer
+from kube_apiserver.cmd.options import Options, parse
+from kube_apiserver.controlplane.bootstrap import first_service_ip
+from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
+from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
+from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
+from kube_apiserver.server.serving import SecureServer
+from kube_apiserver.storage.sqlite.store import SQLiteStorage
+
+log = logging.getLogger("kube_apiserver")
+
+
+def _advertise_address(opts: Options) -> str:
+    if opts.advertise_address:
+        return opts.advertise_address
+    if opts.bind_address not in ("0.0.0.0", "::"):
+        return opts.bind_address
+    return "127.0.0.1"
+
+
+def _client_ca_bundle(opts: Options, generated_ca: str) -> str:
+    if not opts.client_ca_file:
+        return generated_ca
+    bundle = os.path.join(opts.data_dir, "pki", "client-ca-bundle.crt")
+    with open(opts.client_ca_file, "rb") as f, open(generated_ca, "rb") as g, open(bundle, "wb") as out:
+        out.write(f.read().rstrip() + b"\n" + g.read())
+    return bundle
+
+
+async def _compactor(storage: SQLiteStorage, interval: float) -> None:
+    """Like kube's compactor: each interval, compact to the revision seen one interval before."""
+    last = await storage.current_revision()
+    while True:
+        await asyncio.sleep(interval)
+        cur = await storage.current_revision()
+        if last > storage.compacted_revision:
+            await storage.compact(last)
+        last = cur
+
+
+async def run(opts: Options) -> None:
+    t0 = time.monotonic()
+    os.makedirs(opts.data_dir, exist_ok=True)
+    advertise = _advertise_address(opts)
+    service_ip = first_service_ip(opts.service_cluster_ip_range)
+    hosts, ips = default_hosts(service_ip, advertise, opts.bind_address)
+    certs = ensure_certificates(os.path.join(opts.data_dir, "pki"), hosts, ips)
+    cert_file = opts.tls_cert_file or certs.serving_cert
+    key_file = opts.tls_private_key_file or certs.serving_key
+    client_ca = _client_ca_bundle(opts, certs.ca_cert)
+    host_for_clients = "127.0.0.1" if opts.bind_address in ("0.0.0.0", "127.0.0.1") else opts.bind_address
+    if ":" in host_for_clients:
+        host_for_clients = f"[{host_for_clients}]"
+    server_url = f"https://{host_for_clients}:{opts.secure_port}"
+    write_kubeconfig(os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key)
+
+    token_auths = []
+    if opts.token_auth_file:
+        try:
+            token_auths.append(TokenFileAuthenticator.from_file(opts.token_auth_file))
+        except TokenFileError as e:
+            sys.stderr.write(f"Error: {e}\n")
+            raise SystemExit(1) from None
+    authenticator = RequestAuthenticator(True, token_auths, opts.anonymous_auth)
+    authorizer = new_authorizer(opts.authorization_mode)
+
+    storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"))
+    await storage.start()
+    chain = create_server_chain(
+        ControlPlaneConfig(
+            storage=storage,
+            service_cluster_ip_range=opts.service_cluster_ip_range,
+            advertise_address=advertise,
+            secure_port=opts.secure_port,
+            watch_cache_size=opts.default_watch_cache_size,
+            server_address=f"{advertise}:{opts.secure_port}",
+        )
+    )
+    from kube_apiserver.endpoints.handlers import watch as watch_handler
+
+    watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
+    await chain.start_cachers()  # type: ignore[attr-defined]
+    app = build_handler_chain(
+        chain.aggregator,
+        ChainConfig(
+            authenticator=authenticator,
+            authorizer=authorizer,
+            max_requests_inflight=opts.max_requests_inflight,
+            max_mutating_requests_inflight=opts.max_mutating_requests_inflight,
+            request_timeout=opts.request_timeout,
+            cors_allowed_origins=opts.cors_allowed_origins,
+        ),
+    )
+
+    async def on_shutdown() -> None:
+        for server in chain.aggregator.chain():
+            server.shutdown.set()  # readyz fails, watches end
+
+    server = SecureServer(app, opts.bind_address, opts.secure_port, cert_file, key_file, client_ca, on_shutdown,
+                          opts.shutdown_delay_duration)
+    started = asyncio.Event()
+    serve_task = asyncio.create_task(server.serve(started))
+    done, _ = await asyncio.wait({serve_task, asyncio.create_task(started.wait())}, return_when=asyncio.FIRST_COMPLETED)
+    if serve_task in done:
+        await serve_task
+        return
+    await chain.aggregator.run_post_start_hooks()
+    compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
+    log.warning("Serving securely on %s:%d (started in %.2fs); kubeconfig: %s", opts.bind_address, opts.secure_port,
+                time.monotonic() - t0, os.path.join(opts.data_dir, "admin.kubeconfig"))
+    try:
+        await serve_task
+    finally:
+        compactor.cancel()
+        for c in chain.cachers:
+            await c.stop()
+        await storage.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    opts = parse(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if opts.v >= 4 else logging.INFO if opts.v >= 2 else logging.WARNING,
+        format="%(levelname).1s%(asctime)s %(name)s] %(message)s",
+    )
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:  # pragma: no cover
+        runner = asyncio.run
+    try:
+        runner(run(opts))
+    except OSError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

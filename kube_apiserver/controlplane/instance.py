@@ -1,0 +1,229 @@
+"""create_server_chain (cmd/kube-apiserver/app/server.go CreateServerChain).
+
+Builds the three GenericAPIServers joined by delegation, each with the built-in groups it serves:
+  aggregator (apiregistration.k8s.io) → kube-apiserver (core and the built-in groups)
+  → apiextensions (apiextensions.k8s.io) → 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kube_apiserver.apis import builtin_resources
+from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
+from kube_apiserver.apis.core.pod_strategy import PodStrategy
+from kube_apiserver.controllers.namespace import NamespaceController
+from kube_apiserver.controlplane import reviews
+from kube_apiserver.controlplane.bootstrap import BootstrapController
+from kube_apiserver.endpoints.handlers import create as create_handler
+from kube_apiserver.endpoints.handlers import delete as delete_handler
+from kube_apiserver.endpoints.handlers import update as update_handler
+from kube_apiserver.endpoints.handlers.scope import RequestScope
+from kube_apiserver.endpoints.installer import APIGroupVersion, APIResource
+from kube_apiserver.endpoints.request import Request, send_bytes
+from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.store import Store, key_root
+from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
+from kube_apiserver.server.healthz import install_health_checks
+from kube_apiserver.server.metrics import CALLBACKS, serve_metrics
+from kube_apiserver.storage.cacher.cacher import Cacher
+from kube_apiserver.version import version_info
+
+AGGREGATOR_GROUPS = {"apiregistration.k8s.io"}
+APIEXTENSIONS_GROUPS = {"apiextensions.k8s.io"}
+
+_STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
+    ("", "pods"): PodStrategy,
+    ("", "namespaces"): NamespaceStrategy,
+}
+
+
+@dataclass
+class ServerChain:
+    aggregator: GenericAPIServer
+    kube_apiserver: GenericAPIServer
+    apiextensions: GenericAPIServer
+    stores: dict[tuple[str, str, str], Store] = field(default_factory=dict)  # (group, version, resource)
+    cachers: list[Cacher] = field(default_factory=list)
+    namespace_controller: NamespaceController | None = None
+
+
+@dataclass
+class ControlPlaneConfig:
+    storage: Any
+    service_cluster_ip_range: str
+    advertise_address: str
+    secure_port: int
+    watch_cache_size: int
+    server_address: str = ""
+
+
+def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
+    prefix = key_root(spec)
+    if prefix in cachers:
+        # The same resource in another version of its group: kept apart until conversion between
+        # the versions exists (the built-in types issue).
+        prefix = prefix[:-1] + f".{spec.version}/"
+    cacher = Cacher(storage, prefix, history_size=size)
+    cachers[prefix] = cacher
+    return cacher
+
+
+def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
+    apiextensions = GenericAPIServer("apiextensions-apiserver")
+    kube = GenericAPIServer("kube-apiserver", delegate=apiextensions)
+    aggregator = GenericAPIServer("kube-aggregator", delegate=kube)
+    chain = ServerChain(aggregator, kube, apiextensions)
+
+    cachers: dict[str, Cacher] = {}
+    by_gv: dict[tuple[str, str], list[ResourceSpec]] = {}
+    for spec in builtin_resources():
+        by_gv.setdefault((spec.group, spec.version), []).append(spec)
+
+    namespace_cacher: Cacher | None = None
+    group_versions: dict[str, list[APIGroupVersion]] = {}
+    for (group, version), specs in by_gv.items():
+        agv = APIGroupVersion(group, version)
+        for spec in specs:
+            if not spec.persisted:
+                agv.add(APIResource(spec, None, reviews.handlers_for(spec)))
+                continue
+            cacher = _cacher_for(config.storage, spec, cachers, config.watch_cache_size)
+            strategy = _STRATEGIES.get((spec.group, spec.resource), RESTStrategy)(spec)
+            store = Store(spec, cacher, strategy)
+            chain.stores[(group, version, spec.resource)] = store
+            if spec.group == "" and spec.resource == "namespaces":
+                namespace_cacher = cacher
+            agv.add(APIResource(spec, store))
+        group_versions.setdefault(group, []).append(agv)
+    chain.cachers = list(cachers.values())
+    assert namespace_cacher is not None
+
+    lifecycle = NamespaceLifecycle(namespace_cacher)
+    for agvs in group_versions.values():
+        for agv in agvs:
+            for res in agv.resources.values():
+                _install_admission(res, lifecycle)
+    for group, agvs in group_versions.items():
+        target = aggregator if group in AGGREGATOR_GROUPS else apiextensions if group in APIEXTENSIONS_GROUPS else kube
+        target.install_api_group(_preferred_first(agvs))
+
+    ns_store = chain.stores[("", "v1", "namespaces")]
+    ns_res = group_versions[""][0].resources["namespaces"]
+    ns_res.extra[("finalize", "update")] = _finalize_handler
+
+    namespaced_stores = [s for s in chain.stores.values() if s.spec.namespaced]
+    chain.namespace_controller = NamespaceController(ns_store, _unique(namespaced_stores))
+
+    # Non-resource paths: discovery roots, version, metrics, health, the index.
+    for path, handler in discovery_handlers(aggregator, lambda: config.server_address).items():
+        aggregator.mux.handle(path, handler)
+    kube.mux.handle("/version", _serve_version)
+    aggregator.mux.handle("/metrics", serve_metrics)
+
+    async def storage_check() -> str | None:
+        try:
+            await config.storage.current_revision()
+        except Exception as e:  # noqa: BLE001
+            return str(e)
+        return None
+
+    async def shutdown_check() -> str | None:
+        return "shutting down" if aggregator.shutdown.is_set() else None
+
+    async def ping() -> str | None:
+        return None
+
+    install_health_checks(aggregator, {"ping": ping, "log": ping, "etcd": storage_check}, {"shutdown": shutdown_check})
+
+    async def serve_index(req: Request) -> None:
+        import orjson
+
+        await send_bytes(req.send, 200, orjson.dumps({"paths": aggregator.every_path()}))
+
+    aggregator.mux.handle("/", serve_index)
+
+    # Post-start hooks, each a named readyz check.
+    async def start_cachers() -> None:
+        await asyncio.gather(*(c.start() for c in chain.cachers))
+
+    bootstrap = BootstrapController(chain.stores, config)
+
+    async def start_namespace_controller() -> None:
+        assert chain.namespace_controller is not None
+        await chain.namespace_controller.start()
+
+    kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
+    kube.add_post_start_hook("bootstrap-controller", bootstrap.run)
+    kube.add_post_start_hook("start-system-namespaces-controller", start_namespace_controller)
+    apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
+    aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)
+    chain.start_cachers = start_cachers  # type: ignore[attr-defined]
+
+    CALLBACKS.storage_objects = lambda: {
+        s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): len(s.storage.objects)
+        for s in chain.stores.values()
+    }
+    CALLBACKS.watchers = lambda: {
+        (s.spec.group, s.spec.version, s.spec.kind): len(s.storage.watchers)
+        for s in chain.stores.values()
+        if s.storage.watchers
+    }
+    return chain
+
+
+def _unique(stores: list[Store]) -> list[Store]:
+    seen: set[int] = set()
+    out = []
+    for s in stores:
+        if id(s.storage) not in seen:
+            seen.add(id(s.storage))
+            out.append(s)
+    return out
+
+
+def _preferred_first(agvs: list[APIGroupVersion]) -> list[APIGroupVersion]:
+    # v2 before v1, v1 before v1beta1: kube's version priority for the built-in groups
+    def rank(v: str) -> tuple[int, int]:
+        import re
+
+        m = re.match(r"^v(\d+)(?:(alpha|beta)(\d+))?$", v)
+        if not m:
+            return (3, 0)
+        stability = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+        return (stability, -int(m.group(1)))
+
+    return sorted(agvs, key=lambda a: rank(a.version))
+
+
+def _install_admission(res: APIResource, lifecycle: NamespaceLifecycle) -> None:
+    spec = res.spec
+    if res.store is None:
+        return
+
+    async def create(scope: RequestScope) -> None:
+        await lifecycle.admit_create(spec.resource, spec.group, scope.namespace or scope.info.namespace, {})
+        await create_handler.create_resource(scope)
+
+    async def delete(scope: RequestScope) -> None:
+        lifecycle.admit_delete(spec.resource, spec.group, scope.info.name)
+        await delete_handler.delete_resource(scope)
+
+    if "create" in spec.verbs:
+        res.extra[("", "create")] = create
+    if spec.resource == "namespaces" and not spec.group:
+        res.extra[("", "delete")] = delete
+
+
+async def _finalize_handler(scope: RequestScope) -> None:
+    await update_handler.update_resource(scope, "finalize")
+
+
+async def _serve_version(req: Request) -> None:
+    import orjson
+
+    await send_bytes(req.send, 200, orjson.dumps(version_info()))

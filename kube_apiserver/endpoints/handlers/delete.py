@@ -1,0 +1,84 @@
+"""DELETE of one object and of a collection (handlers/delete.go)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers.list import selection
+from kube_apiserver.endpoints.handlers.scope import RequestScope, status_success, write_object
+from kube_apiserver.endpoints.request import send_bytes
+from kube_apiserver.registry.store import DeleteOptions
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.serializer import decode_body, encode_yaml
+from kube_apiserver.storage.interface import ListOptions, Preconditions
+
+_POLICIES = ("Orphan", "Background", "Foreground")
+
+
+async def delete_options(scope: RequestScope) -> DeleteOptions:
+    """DeleteOptions from the body (if any) and the query, as kube merges them."""
+    req = scope.req
+    body: dict[str, Any] = {}
+    raw = await req.body()
+    if raw.strip():
+        media = negotiation.request_media_type(req.header("content-type"))
+        decoded = decode_body(raw, media)
+        if not isinstance(decoded, dict):
+            raise errors.new_bad_request("the body of a delete request must be a DeleteOptions object")
+        body = decoded
+    opts = DeleteOptions()
+    grace = req.param("gracePeriodSeconds") or body.get("gracePeriodSeconds")
+    if grace not in (None, ""):
+        try:
+            opts.grace_period_seconds = int(grace)
+        except (TypeError, ValueError):
+            raise errors.new_bad_request(f'invalid gracePeriodSeconds "{grace}"') from None
+    policy = req.param("propagationPolicy") or body.get("propagationPolicy")
+    if policy:
+        if policy not in _POLICIES:
+            cause = errors.field_not_supported("propagationPolicy", policy, list(_POLICIES))
+            raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", [cause])
+        opts.propagation_policy = policy
+    pre = body.get("preconditions") or {}
+    if isinstance(pre, dict) and (pre.get("uid") or pre.get("resourceVersion")):
+        opts.preconditions = Preconditions(uid=pre.get("uid"), resource_version=pre.get("resourceVersion"))
+    dry = req.params("dryRun") or body.get("dryRun") or []
+    for v in dry:
+        if v != "All":
+            raise errors.new_bad_request(f'Invalid dryRun: "{v}", only "All" is supported')
+    opts.dry_run = bool(dry)
+    return opts
+
+
+async def delete_resource(scope: RequestScope) -> None:
+    opts = await delete_options(scope)
+    result = await scope.store.delete(scope.namespace, scope.info.name, opts)
+    if result.deleted:
+        meta = result.obj.get("metadata") or {}
+        await write_object_status(scope, status_success(scope.spec, meta.get("name", ""), meta.get("uid", "")))
+    else:
+        await write_object(scope, 200, result.obj)
+
+
+async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> None:
+    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    if out.form == "yaml":
+        await send_bytes(scope.req.send, 200, encode_yaml(status), negotiation.YAML)
+    else:
+        await send_bytes(scope.req.send, 200, orjson.dumps(status))
+
+
+async def delete_collection(scope: RequestScope) -> None:
+    opts = await delete_options(scope)
+    predicate = selection(scope)
+    deleted = await scope.store.delete_collection(scope.namespace, ListOptions(predicate=predicate), opts)
+    spec = scope.spec
+    body = {"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": {}, "items": deleted}
+    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    if out.form == "yaml":
+        await send_bytes(scope.req.send, 200, encode_yaml(body), negotiation.YAML)
+    else:
+        await send_bytes(scope.req.send, 200, orjson.dumps(body))

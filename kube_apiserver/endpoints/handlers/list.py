@@ -1,0 +1,149 @@
+"""LIST (handlers/get.go ListResource): selectors, resourceVersion semantics, limit/continue."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import orjson
+
+from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
+from kube_apiserver.endpoints.request import send_bytes
+from kube_apiserver.endpoints.table import partial_object_metadata, to_table
+from kube_apiserver.registry.predicate import Predicate, make_predicate
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.serializer import encode_yaml
+from kube_apiserver.storage import errors as serrors
+from kube_apiserver.storage.interface import ListOptions, ListResult
+
+CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list."
+)
+
+
+def _invalid_list_options(field: str, value: str, detail: str) -> errors.StatusError:
+    cause = errors.field_forbidden(field, detail) if not value else errors.field_invalid(field, value, detail)
+    return errors.new_invalid("meta.k8s.io", "ListOptions", "", [cause])
+
+
+def parse_resource_version(value: str, field: str = "resourceVersion") -> int:
+    if value == "":
+        return 0
+    if not value.isdigit():
+        raise errors.new_bad_request(f'invalid resource version "{value}"')
+    return int(value)
+
+
+def encode_continue(revision: int, start_key_suffix: str) -> str:
+    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": revision, "start": start_key_suffix})
+    return base64.urlsafe_b64encode(token).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    try:
+        data = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
+            raise ValueError("bad version")
+        start = data.get("start", "")
+        if not isinstance(start, str) or start.startswith("/") or ".." in start.split("/"):
+            raise ValueError("bad start")
+        return data["rv"], start
+    except (ValueError, binascii.Error, orjson.JSONDecodeError, AttributeError):
+        raise errors.new_bad_request("continue key is not valid: incorrect encoded start resourceVersion") from None
+
+
+def selection(scope: RequestScope) -> Predicate | None:
+    return make_predicate(scope.spec, scope.req.param("labelSelector"), scope.req.param("fieldSelector"))
+
+
+async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[ListResult, str]:
+    """The list the request asks for, and the continue token of the next page ("" for the last one)."""
+    req = scope.req
+    rv_text = req.param("resourceVersion")
+    match = req.param("resourceVersionMatch")
+    token = req.param("continue")
+    limit_text = req.param("limit")
+    limit = 0
+    if limit_text:
+        if not limit_text.lstrip("-").isdigit():
+            raise errors.new_bad_request(f'invalid limit "{limit_text}"')
+        limit = max(int(limit_text), 0)
+    if match and not rv_text:
+        raise _invalid_list_options("resourceVersionMatch", "", "resourceVersionMatch is forbidden unless resourceVersion is provided")
+    if match and match not in ("Exact", "NotOlderThan"):
+        raise _invalid_list_options("resourceVersionMatch", match, "supported values: \"Exact\", \"NotOlderThan\"")
+    if match == "Exact" and rv_text == "0":
+        raise _invalid_list_options("resourceVersionMatch", "", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
+    if token and rv_text and rv_text != "0":
+        raise _invalid_list_options("resourceVersion", "", "specifying resource version is not allowed when using continue")
+    rv = parse_resource_version(rv_text)
+    store = scope.store
+    cacher = store.storage
+    prefix = store.list_prefix(scope.namespace)
+    opts = ListOptions(limit=limit, predicate=predicate)
+    try:
+        if token:
+            snapshot, start = decode_continue(token)
+            opts.start_key = store.prefix + start
+            if snapshot == cacher.revision:
+                result = cacher.list_cached(prefix, opts)
+            else:
+                opts.revision = snapshot
+                try:
+                    result = await cacher.storage.get_list(prefix, opts)
+                except serrors.ExpiredError:
+                    raise errors.new_resource_expired(CONTINUE_EXPIRED) from None
+        elif match == "Exact":
+            opts.revision = rv
+            result = await cacher.get_list(prefix, opts)
+        else:
+            if rv_text == "":
+                await cacher.wait_fresh()
+            elif rv:
+                await cacher.wait_until(rv)
+            result = cacher.list_cached(prefix, opts)
+    except serrors.StorageError as e:
+        if isinstance(e, serrors.ExpiredError):
+            raise errors.new_resource_expired("The resourceVersion for the provided list is too old.") from None
+        raise store._interpret(e, "") from None
+    next_token = encode_continue(result.revision, result.next_key[len(store.prefix):]) if result.more else ""
+    return result, next_token
+
+
+async def list_resource(scope: RequestScope) -> None:
+    predicate = selection(scope)
+    result, next_token = await list_items(scope, predicate)
+    list_meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
+    if next_token:
+        list_meta["continue"] = next_token
+        if result.remaining:
+            list_meta["remainingItemCount"] = result.remaining
+    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    send = scope.req.send
+    spec = scope.spec
+    if out.form == "json":
+        # The items are already encoded: the list is written around their bytes, not re-encoded.
+        head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
+        body = b"".join((head[:-1], b',"items":[', b",".join(i.raw for i in result.items), b"]}"))
+        await send_bytes(send, 200, body)
+        return
+    objects = [i.obj for i in result.items]
+    if out.form == "table":
+        table = to_table(spec, objects, list_meta=list_meta, include=include_object(scope), version=out.version)
+        await send_bytes(send, 200, orjson.dumps(table))
+    elif out.form == "pom":
+        pom = {
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": f"meta.k8s.io/{out.version}",
+            "metadata": list_meta,
+            "items": [partial_object_metadata(o, out.version) for o in objects],
+        }
+        await send_bytes(send, 200, orjson.dumps(pom))
+    else:
+        doc = {"apiVersion": spec.group_version, "items": objects, "kind": spec.list_kind, "metadata": list_meta}
+        await send_bytes(send, 200, encode_yaml(doc), negotiation.YAML)

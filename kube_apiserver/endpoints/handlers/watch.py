@@ -1,0 +1,206 @@
+"""WATCH (handlers/watch.go): a chunked stream of JSON events, one per line.
+
+Each event's frame is encoded once per representation and shared by every watcher that asks for
+that representation (the cacher's CacheEvent.frames), so 500 watchers cost one encode per event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import orjson
+
+from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers.list import parse_resource_version, selection
+from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
+from kube_apiserver.endpoints.table import partial_object_metadata, to_table
+from kube_apiserver.runtime import errors
+from kube_apiserver.storage.cacher.cacher import DELETED, CacheEvent
+
+# kube-apiserver: --min-request-timeout (1800 s); a watch without timeoutSeconds lasts a random
+# time between it and twice it, so that clients reconnect at spread-out times.
+MIN_REQUEST_TIMEOUT = 1800.0
+# How often an idle watcher that allows bookmarks is told the current resourceVersion.
+BOOKMARK_INTERVAL = 60.0
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+class WatchServer:
+    def __init__(self, scope: RequestScope, shutdown: asyncio.Event | None) -> None:
+        self.scope = scope
+        self.shutdown = shutdown
+        self.out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+        self.include = include_object(scope) if self.out.form == "table" else "Metadata"
+        self.table_headers_sent = False
+        self.frame_key: Any = (self.out.form, self.out.version, self.include)
+
+    def frame(self, ev: CacheEvent, etype: str | None = None) -> bytes:
+        etype = etype or ev.type
+        if self.out.form == "table" and not self.table_headers_sent:
+            self.table_headers_sent = True
+            return self._encode(ev, etype, headers=True)
+        key = (etype, self.frame_key)
+        frame = ev.frames.get(key)
+        if frame is None:
+            frame = self._encode(ev, etype, headers=self.out.form != "table")
+            ev.frames[key] = frame
+        return frame
+
+    def _encode(self, ev: CacheEvent, etype: str, headers: bool) -> bytes:
+        form = self.out.form
+        if form == "json":
+            return b'{"type":"' + etype.encode() + b'","object":' + ev.object.raw + b"}\n"
+        obj = ev.object.obj
+        if form == "table":
+            meta = {"resourceVersion": str(ev.revision)}
+            payload: Any = to_table(
+                self.scope.spec, [obj], list_meta=meta, include=self.include, version=self.out.version, headers=headers
+            )
+        elif form == "pom":
+            payload = partial_object_metadata(obj, self.out.version)
+        else:
+            payload = obj
+        return orjson.dumps({"type": etype, "object": payload}) + b"\n"
+
+    def bookmark(self, revision: int, initial_end: bool = False) -> bytes:
+        meta: dict[str, Any] = {"resourceVersion": str(revision), "creationTimestamp": None}
+        if initial_end:
+            meta["annotations"] = {INITIAL_EVENTS_END: "true"}
+        spec = self.scope.spec
+        return orjson.dumps({"type": "BOOKMARK", "object": {"kind": spec.kind, "apiVersion": spec.group_version, "metadata": meta}}) + b"\n"
+
+
+async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = None) -> None:
+    req = scope.req
+    rv_text = req.param("resourceVersion")
+    rv = parse_resource_version(rv_text)
+    bookmarks = req.param("allowWatchBookmarks").lower() == "true"
+    initial_param = req.param("sendInitialEvents")
+    send_initial = initial_param.lower() == "true"
+    if initial_param:
+        if req.param("resourceVersionMatch") != "NotOlderThan":
+            raise errors.new_invalid("meta.k8s.io", "ListOptions", "", [errors.field_forbidden(
+                "resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            )])
+        if send_initial and not bookmarks:
+            raise errors.new_invalid("meta.k8s.io", "ListOptions", "", [errors.field_forbidden(
+                "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
+            )])
+    timeout_text = req.param("timeoutSeconds")
+    if timeout_text:
+        if not timeout_text.isdigit():
+            raise errors.new_bad_request(f'invalid timeoutSeconds "{timeout_text}"')
+        timeout = float(timeout_text)
+    else:
+        timeout = MIN_REQUEST_TIMEOUT * (1 + random.random())
+    predicate = selection(scope)
+    cacher = scope.store.storage
+    # rv "" or "0" (or sendInitialEvents): the current state first, as ADDED events.
+    from_state = rv_text in ("", "0") or send_initial
+    if rv_text == "" or (send_initial and rv):
+        await cacher.wait_fresh() if not rv else await cacher.wait_until(rv)
+    server = WatchServer(scope, shutdown)  # negotiates first: a 406 comes before the stream starts
+    send = req.send
+    try:
+        watcher, initial = await scope.store.watch(scope.namespace, None if from_state else rv, predicate)
+    except errors.StatusError as e:
+        if e.code != 410:
+            raise
+        # kube answers a too-old resourceVersion inside the stream, as an ERROR event
+        headers = [(b"content-type", server.out.content_type.encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        body = orjson.dumps({"type": "ERROR", "object": e.status()}) + b"\n"
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        return
+    try:
+        await send({
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", server.out.content_type.encode()), (b"cache-control", b"no-cache, private")],
+        })
+        chunks = [server.frame(ev) for ev in initial]
+        if send_initial or (initial_param and not send_initial):
+            start_rev = cacher.revision
+            chunks.append(server.bookmark(start_rev, initial_end=True))
+        if chunks:
+            await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
+        await _stream(server, watcher, send, req.receive, timeout, bookmarks, shutdown)
+    finally:
+        watcher.stop()
+
+
+async def _stream(
+    server: WatchServer,
+    watcher: Any,
+    send: Any,
+    receive: Any,
+    timeout: float,
+    bookmarks: bool,
+    shutdown: asyncio.Event | None,
+) -> None:
+    deadline = time.monotonic() + timeout
+    cacher = watcher.cacher
+
+    async def on_disconnect() -> None:
+        while True:
+            msg = await receive()
+            if msg["type"] == "http.disconnect":
+                watcher.stop()
+                return
+
+    async def on_shutdown() -> None:
+        assert shutdown is not None
+        await shutdown.wait()
+        watcher.stop()
+
+    helpers = [asyncio.create_task(on_disconnect())]
+    if shutdown is not None:
+        helpers.append(asyncio.create_task(on_shutdown()))
+    try:
+        queue = watcher.queue
+        last_bookmark = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            wait = deadline - now
+            if bookmarks:
+                wait = min(wait, max(last_bookmark + BOOKMARK_INTERVAL - now, 0.01))
+            if queue.empty():
+                try:
+                    ev = await asyncio.wait_for(queue.get(), wait)
+                except TimeoutError:
+                    if bookmarks and time.monotonic() < deadline:
+                        await send({"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True})
+                        last_bookmark = time.monotonic()
+                    continue
+            else:
+                ev = queue.get_nowait()
+            if ev is None:
+                if watcher.overflowed:
+                    gone = errors.new_gone("too old resource version: watcher fell behind")
+                    body = orjson.dumps({"type": "ERROR", "object": gone.status()}) + b"\n"
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                break
+            # Batch what is already queued into one write.
+            frames = [server.frame(ev)]
+            while not queue.empty() and len(frames) < 256:
+                nxt = queue.get_nowait()
+                if nxt is None:
+                    queue.put_nowait(None)
+                    break
+                frames.append(server.frame(nxt))
+            await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except OSError:
+        pass
+    finally:
+        for t in helpers:
+            t.cancel()
+
+
+__all__ = ["watch_resource", "DELETED"]

@@ -1,0 +1,108 @@
+"""The API installer (endpoints/installer.go): one APIGroupVersion's resources become routes.
+
+A route here is (resource, subresource, verb) → handler. Which verbs a resource gets follows its
+ResourceSpec.verbs (the capabilities of its storage, as discovery shows them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from kube_apiserver.endpoints.handlers import create, delete, get, patch, update, watch
+from kube_apiserver.endpoints.handlers import list as list_handler
+from kube_apiserver.endpoints.handlers.scope import RequestScope
+from kube_apiserver.endpoints.request import Request
+from kube_apiserver.endpoints.request_info import RequestInfo
+from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.store import Store
+from kube_apiserver.runtime import errors
+
+Handler = Callable[[RequestScope], Awaitable[None]]
+
+# Verbs that only read: their handlers never need the request body.
+_VERB_FROM_INFO = {"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+
+
+@dataclass
+class APIResource:
+    spec: ResourceSpec
+    store: Store | None  # None for virtual resources (reviews), which only have create
+    # Handlers for subresources and for virtual creates, keyed by (subresource, verb).
+    extra: dict[tuple[str, str], Handler] = field(default_factory=dict)
+
+
+class APIGroupVersion:
+    """The routes of one group/version (a go-restful WebService in kube-apiserver)."""
+
+    def __init__(self, group: str, version: str, shutdown: asyncio.Event | None = None) -> None:
+        self.group = group
+        self.version = version
+        self.resources: dict[str, APIResource] = {}
+        self.shutdown = shutdown
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def add(self, resource: APIResource) -> None:
+        self.resources[resource.spec.resource] = resource
+
+    async def serve(self, req: Request, info: RequestInfo) -> bool:
+        """Handle a resource request; False when this group/version has no such resource."""
+        res = self.resources.get(info.resource)
+        if res is None:
+            return False
+        spec = res.spec
+        verb = info.verb
+        if info.subresource:
+            handler = res.extra.get((info.subresource, verb))
+            if handler is None and info.subresource == "status" and spec.subresource("status") and res.store:
+                handler = _STATUS_HANDLERS.get(verb)
+            if handler is None:
+                if spec.subresource(info.subresource) is None:
+                    raise errors.new_not_found_path()
+                raise errors.new_method_not_supported(spec.group, f"{spec.resource}/{info.subresource}", verb)
+            await handler(RequestScope(req, info, spec, res.store))  # type: ignore[arg-type]
+            return True
+        if not spec.namespaced and info.namespace and info.resource != "namespaces":
+            raise errors.new_not_found_path()
+        if spec.namespaced and not info.namespace and verb in ("create", "get", "update", "patch", "delete"):
+            if verb == "create" or info.name:
+                raise errors.new_not_found_path()
+        if verb not in spec.verbs and not (verb == "watch" and "watch" in spec.verbs):
+            raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+        handler = res.extra.get(("", verb))
+        if handler is None:
+            if res.store is None:
+                raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+            handler = _HANDLERS[verb]
+        scope = RequestScope(req, info, spec, res.store)  # type: ignore[arg-type]
+        if verb == "watch":
+            await watch.watch_resource(scope, self.shutdown)
+        else:
+            await handler(scope)
+        return True
+
+
+async def _update_status(scope: RequestScope) -> None:
+    await update.update_resource(scope, "status")
+
+
+async def _patch_status(scope: RequestScope) -> None:
+    await patch.patch_resource(scope, "status")
+
+
+_STATUS_HANDLERS: dict[str, Handler] = {"get": get.get_resource, "update": _update_status, "patch": _patch_status}
+
+_HANDLERS: dict[str, Handler] = {
+    "get": get.get_resource,
+    "list": list_handler.list_resource,
+    "watch": lambda scope: watch.watch_resource(scope),
+    "create": create.create_resource,
+    "update": update.update_resource,
+    "patch": patch.patch_resource,
+    "delete": delete.delete_resource,
+    "deletecollection": delete.delete_collection,
+}

@@ -1,0 +1,109 @@
+"""The ASGI request as the endpoint handlers see it, and the ways to answer it."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+import orjson
+
+from kube_apiserver.runtime.errors import StatusError, new_request_entity_too_large
+
+# kube-apiserver's limit on request bodies (MaxRequestBodyBytes).
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+
+ASGIScope = dict[str, Any]
+
+
+class Request:
+    __slots__ = ("scope", "receive", "send", "path", "method", "query", "headers", "_body")
+
+    def __init__(self, scope: ASGIScope, receive: Any, send: Any) -> None:
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+        self.path: str = scope["path"]
+        self.method: str = scope["method"]
+        qs = scope.get("query_string", b"")
+        self.query: dict[str, list[str]] = parse_qs(qs.decode("latin-1"), keep_blank_values=True) if qs else {}
+        self.headers: dict[str, str] = {}
+        for k, v in scope.get("headers", ()):
+            name = k.decode("latin-1")
+            value = v.decode("latin-1")
+            self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
+        self._body: bytes | None = None
+
+    @classmethod
+    def of(cls, scope: ASGIScope, receive: Any, send: Any) -> Request:
+        req = scope.get("k8s.request")
+        if req is None:
+            req = cls(scope, receive, send)
+            scope["k8s.request"] = req
+        return req
+
+    def param(self, name: str, default: str = "") -> str:
+        values = self.query.get(name)
+        return values[0] if values else default
+
+    def params(self, name: str) -> list[str]:
+        return self.query.get(name, [])
+
+    def header(self, name: str, default: str = "") -> str:
+        return self.headers.get(name, default)
+
+    async def body(self) -> bytes:
+        if self._body is not None:
+            return self._body
+        declared = self.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > MAX_REQUEST_BODY_BYTES:
+            raise new_request_entity_too_large(MAX_REQUEST_BODY_BYTES)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_REQUEST_BODY_BYTES:
+                raise new_request_entity_too_large(MAX_REQUEST_BODY_BYTES)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        self._body = b"".join(chunks)
+        return self._body
+
+
+def _headers(content_type: str, extra: list[tuple[bytes, bytes]] | None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"content-type", content_type.encode())]
+    if extra:
+        headers.extend(extra)
+    return headers
+
+
+async def send_bytes(
+    send: Any,
+    status: int,
+    body: bytes,
+    content_type: str = "application/json",
+    extra_headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    headers = _headers(content_type, extra_headers)
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def send_json(send: Any, status: int, obj: Any) -> None:
+    await send_bytes(send, status, orjson.dumps(obj))
+
+
+async def send_status_error(send: Any, err: StatusError, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    headers = list(extra_headers or [])
+    if err.retry_after_seconds:
+        headers.append((b"retry-after", str(err.retry_after_seconds).encode()))
+    await send_bytes(send, err.code, err.body(), "application/json", headers)
+
+
+async def send_text(send: Any, status: int, text: str) -> None:
+    await send_bytes(send, status, text.encode(), "text/plain; charset=utf-8", [(b"x-content-type-options", b"nosniff")])

@@ -1,0 +1,87 @@
+"""RequestInfo (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go): what a URL asks for.
+
+Resource requests look like
+  /api/v1/namespaces/{namespace}/{resource}/{name}/{subresource}
+  /apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}/{subresource}
+with the deprecated /watch/ form; everything else is a non-resource request (/healthz, /version, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kube_apiserver.endpoints.request import Request
+from kube_apiserver.runtime.fields import SelectorParseError, parse_field_selector
+
+_API_PREFIXES = ("api", "apis")
+_NAMESPACE_SUBRESOURCES = {"status", "finalize"}
+_VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+@dataclass
+class RequestInfo:
+    is_resource_request: bool = False
+    path: str = ""
+    verb: str = ""
+    api_prefix: str = ""
+    api_group: str = ""
+    api_version: str = ""
+    namespace: str = ""
+    resource: str = ""
+    subresource: str = ""
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+
+
+def new_request_info(req: Request) -> RequestInfo:
+    info = RequestInfo(path=req.path, verb=req.method.lower())
+    parts = [p for p in req.path.strip("/").split("/")] if req.path.strip("/") else []
+    if len(parts) < 2 or parts[0] not in _API_PREFIXES:
+        return info
+    info.api_prefix = parts[0]
+    rest = parts[1:]
+    if info.api_prefix == "apis":
+        if len(rest) < 2:  # /apis, /apis/{group}
+            return info
+        info.api_group, rest = rest[0], rest[1:]
+    info.api_version, rest = rest[0], rest[1:]
+    if not rest:  # /api/v1, /apis/g/v: discovery
+        return info
+    info.is_resource_request = True
+    info.verb = _VERBS.get(req.method, req.method.lower())
+    if rest[0] == "watch":
+        info.verb = "watch"
+        rest = rest[1:]
+    if rest and rest[0] == "namespaces":
+        if len(rest) > 1:
+            info.namespace = rest[1]
+            if len(rest) > 2 and rest[2] not in _NAMESPACE_SUBRESOURCES:
+                rest = rest[2:]
+    info.parts = rest
+    if rest:
+        info.resource = rest[0]
+    if len(rest) >= 2:
+        info.name = rest[1]
+    if len(rest) >= 3:
+        info.subresource = rest[2]
+    if len(rest) > 3:
+        info.subresource = "/".join(rest[2:3])  # pods/proxy/<path>: the rest is the proxied path
+    if not info.name:
+        if info.verb == "get":
+            info.verb = "watch" if _is_true(req.param("watch")) else "list"
+        elif info.verb == "delete":
+            info.verb = "deletecollection"
+    if info.verb in ("list", "watch", "deletecollection") and info.verb != "deletecollection":
+        sel = req.param("fieldSelector")
+        if sel:
+            try:
+                name = parse_field_selector(sel).requires_exact_match("metadata.name")
+            except SelectorParseError:
+                name = None
+            if name:
+                info.name = name
+    return info
+
+
+def _is_true(value: str) -> bool:
+    return value.lower() in ("true", "1")

@@ -1,0 +1,94 @@
+"""What one REST resource is: the facts that discovery, the installer, the Store and the printers share.
+
+Upstream spreads these over APIResource (discovery), the Store's fields (NewFunc, NewListFunc,
+DefaultQualifiedResource, SingularQualifiedResource), the strategy's NamespaceScoped() and the
+printers' TableConvertor. Here they are one frozen value per resource so a group's table of
+resources reads like `kubectl api-resources -o wide`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Verbs of a normal persisted resource, in the order discovery lists them.
+STANDARD_VERBS: tuple[str, ...] = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """One column of a meta.k8s.io/v1 Table (TableColumnDefinition)."""
+
+    name: str
+    type: str = "string"  # string, integer, number, boolean, date
+    format: str = ""  # name, date, ...
+    description: str = ""
+    priority: int = 0  # 0 shown by default, 1 only with -o wide
+
+
+# A row function takes the object and the current time (seconds since the epoch) and returns
+# the cells, one per column, already in the form kubectl prints (strings, ints, ...).
+RowFunc = Callable[[dict[str, Any], float], list[Any]]
+
+
+@dataclass(frozen=True)
+class TablePrinter:
+    columns: tuple[TableColumn, ...]
+    row: RowFunc
+
+
+@dataclass(frozen=True)
+class SubresourceSpec:
+    """A subresource as discovery shows it (pods/status, deployments/scale, ...)."""
+
+    name: str  # "status", "scale", "log", ...
+    kind: str  # kind of the object the subresource reads/writes
+    verbs: tuple[str, ...]
+    group: str = ""  # group/version of that kind when it is not the parent's (scale → autoscaling/v1)
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    group: str  # "" for the core (legacy) group
+    version: str
+    resource: str  # plural, lowercase: "deployments"
+    kind: str
+    namespaced: bool
+    singular: str = ""  # defaults to kind.lower()
+    verbs: tuple[str, ...] = STANDARD_VERBS
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    subresources: tuple[SubresourceSpec, ...] = ()
+    # Field selectors beyond metadata.name and metadata.namespace: selector field → dotted path
+    # into the object (usually the same string). Booleans compare as "true"/"false".
+    selectable_fields: dict[str, str] = field(default_factory=dict)
+    # kube-apiserver's own Table columns; None means the default NAME / AGE.
+    printer: TablePrinter | None = None
+    # The resource whose storage this one shares (e.g. events.k8s.io/v1 events share core events);
+    # empty: its own.
+    storage_key: str = ""
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def singular_name(self) -> str:
+        return self.singular or self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        return self.kind + "List"
+
+    @property
+    def persisted(self) -> bool:
+        """Virtual resources (reviews, bindings) only take create and store nothing."""
+        return "get" in self.verbs or "list" in self.verbs
+
+    def subresource(self, name: str) -> SubresourceSpec | None:
+        for sub in self.subresources:
+            if sub.name == name:
+                return sub
+        return None

@@ -1,0 +1,401 @@
+"""The generic registry Store (k8s.io/apiserver/pkg/registry/generic/registry/store.go).
+
+One Store per resource: it turns a verb into storage calls, applying the strategy on the way in
+(prepare, validate), system metadata (uid, creationTimestamp, generateName), preconditions,
+dry-run, finalizers and graceful deletion; and it turns storage errors into Status errors, the
+only place where that happens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime import meta as metautil
+from kube_apiserver.storage import errors as serrors
+from kube_apiserver.storage.cacher.cacher import CacheEvent, Cacher, CacheWatcher
+from kube_apiserver.storage.interface import ListOptions, ListResult, Preconditions, StoredObject
+
+# generateName collisions are retried this many times before AlreadyExists reaches the client.
+_GENERATE_NAME_RETRIES = 8
+
+
+@dataclass
+class DeleteOptions:
+    grace_period_seconds: int | None = None
+    preconditions: Preconditions | None = None
+    propagation_policy: str | None = None
+    dry_run: bool = False
+
+
+@dataclass
+class DeleteResult:
+    obj: dict[str, Any]  # the object (pending deletion) or, once removed, the last state
+    deleted: bool  # removed from storage now
+
+
+def key_root(spec: ResourceSpec) -> str:
+    base = spec.storage_key or spec.resource
+    return f"/registry/{spec.group}/{base}/" if spec.group else f"/registry/{base}/"
+
+
+class Store:
+    def __init__(self, spec: ResourceSpec, storage: Cacher, strategy: RESTStrategy) -> None:
+        self.spec = spec
+        self.storage = storage
+        self.strategy = strategy
+        self.prefix = storage.prefix
+        # Called with (old, new) after every committed write; controllers hook in here.
+        self.after_write: list[Callable[[dict[str, Any] | None, dict[str, Any] | None], None]] = []
+
+    # --- keys ---
+
+    def key(self, namespace: str, name: str) -> str:
+        if self.spec.namespaced:
+            return f"{self.prefix}{namespace}/{name}"
+        return f"{self.prefix}{name}"
+
+    def list_prefix(self, namespace: str) -> str:
+        if self.spec.namespaced and namespace:
+            return f"{self.prefix}{namespace}/"
+        return self.prefix
+
+    # --- errors ---
+
+    def _not_found(self, name: str) -> errors.StatusError:
+        return errors.new_not_found(self.spec.group, self.spec.resource, name)
+
+    def _conflict(self, name: str, msg: str = errors.OPTIMISTIC_LOCK_ERROR) -> errors.StatusError:
+        return errors.new_conflict(self.spec.group, self.spec.resource, name, msg)
+
+    def _interpret(self, e: serrors.StorageError, name: str) -> errors.StatusError:
+        if isinstance(e, serrors.KeyNotFoundError):
+            return self._not_found(name)
+        if isinstance(e, serrors.KeyExistsError):
+            return errors.new_already_exists(self.spec.group, self.spec.resource, name)
+        if isinstance(e, serrors.ResourceVersionConflictError):
+            return self._conflict(name)
+        if isinstance(e, serrors.InvalidObjError):
+            return self._conflict(name, str(e))
+        if isinstance(e, serrors.ExpiredError):
+            return errors.new_resource_expired(str(e) if str(e) != e.key else "too old resource version")
+        if isinstance(e, serrors.TooLargeResourceVersionError):
+            err = errors.new_timeout(str(e))
+            err.details, err.retry_after_seconds = True, 1
+            err.causes = [errors.StatusCause("ResourceVersionTooLarge", "Too large resource version")]
+            return err
+        return errors.new_internal_error(str(e))
+
+    # --- reads ---
+
+    async def get(self, namespace: str, name: str) -> StoredObject:
+        try:
+            return await self.storage.get(self.key(namespace, name))
+        except serrors.StorageError as e:
+            raise self._interpret(e, name) from None
+
+    async def list(self, namespace: str, opts: ListOptions) -> ListResult:
+        try:
+            return await self.storage.get_list(self.list_prefix(namespace), opts)
+        except serrors.StorageError as e:
+            raise self._interpret(e, "") from None
+
+    async def watch(
+        self, namespace: str, revision: int | None, predicate: Callable[[dict[str, Any]], bool] | None
+    ) -> tuple[CacheWatcher, list[CacheEvent]]:
+        try:
+            return await self.storage.start_watch(self.list_prefix(namespace), revision, predicate)
+        except serrors.ExpiredError as e:
+            raise errors.new_resource_expired(str(e)) from None
+        except serrors.StorageError as e:
+            raise self._interpret(e, "") from None
+
+    # --- create ---
+
+    def _prepare_namespace(self, obj: dict[str, Any], namespace: str) -> None:
+        meta = metautil.metadata(obj)
+        if self.spec.namespaced:
+            body_ns = meta.get("namespace") or ""
+            if body_ns and namespace and body_ns != namespace:
+                raise errors.new_bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            meta["namespace"] = namespace or body_ns
+        else:
+            meta.pop("namespace", None)
+
+    async def create(self, namespace: str, obj: dict[str, Any], *, dry_run: bool = False) -> StoredObject:
+        meta = metautil.metadata(obj)
+        self._prepare_namespace(obj, namespace)
+        if meta.get("resourceVersion"):
+            raise errors.new_bad_request("resourceVersion should not be set on objects to be created")
+        for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(key, None)
+        meta["uid"] = metautil.new_uid()
+        meta["creationTimestamp"] = metautil.now_rfc3339()
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
+            meta["name"] = metautil.generate_name(meta["generateName"])
+        self.strategy.prepare_for_create(obj)
+        self.strategy.canonicalize(obj)
+        causes = self.strategy.validate(obj)
+        if causes:
+            raise errors.new_invalid(self.spec.group, self.spec.kind, meta.get("name", ""), causes)
+        for attempt in range(_GENERATE_NAME_RETRIES):
+            name = meta["name"]
+            key = self.key(meta.get("namespace", ""), name)
+            try:
+                if dry_run:
+                    if self.storage.get_cached(key) is not None:
+                        raise serrors.KeyExistsError(key)
+                    raw = orjson.dumps(obj)
+                    return StoredObject(obj, raw, 0, key)
+                created = await self.storage.create(key, obj)
+            except serrors.KeyExistsError as e:
+                if generated and attempt + 1 < _GENERATE_NAME_RETRIES:
+                    meta["name"] = metautil.generate_name(meta["generateName"])
+                    continue
+                raise self._interpret(e, name) from None
+            except serrors.StorageError as e:
+                raise self._interpret(e, name) from None
+            self._notify(None, created.obj)
+            return created
+        raise AssertionError("unreachable")
+
+    # --- update ---
+
+    async def update(
+        self,
+        namespace: str,
+        name: str,
+        obj: dict[str, Any],
+        *,
+        dry_run: bool = False,
+        subresource: str = "",
+    ) -> tuple[StoredObject, bool]:
+        """Returns the stored object and whether it was created (PUT on a missing object, where allowed)."""
+        meta = metautil.metadata(obj)
+        body_name = meta.get("name", "")
+        if body_name and body_name != name:
+            raise errors.new_bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        meta["name"] = name
+        self._prepare_namespace(obj, namespace)
+        key = self.key(namespace, name)
+        created = False
+
+        def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
+            nonlocal created
+            new = orjson.loads(orjson.dumps(obj))  # the update func may run more than once
+            if old is None:
+                created = True
+                new_meta = metautil.metadata(new)
+                new_meta.pop("resourceVersion", None)
+                new_meta["uid"] = metautil.new_uid()
+                new_meta["creationTimestamp"] = metautil.now_rfc3339()
+                self.strategy.prepare_for_create(new)
+                causes = self.strategy.validate(new)
+                if causes:
+                    raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
+                return new
+            return self._prepare_update(new, old, subresource)
+
+        try:
+            if dry_run:
+                cur = self.storage.get_cached(key)
+                if cur is None:
+                    if not self.strategy.allow_create_on_update:
+                        raise self._not_found(name)
+                    result = try_update(None)
+                else:
+                    result = try_update(orjson.loads(cur.raw))
+                return StoredObject(result, orjson.dumps(result), 0, key), created
+            old_obj = self.storage.get_cached(key)
+            stored = await self.storage.guaranteed_update(
+                key, try_update, ignore_not_found=self.strategy.allow_create_on_update
+            )
+        except serrors.StorageError as e:
+            raise self._interpret(e, name) from None
+        if stored is not old_obj:
+            self._notify(old_obj.obj if old_obj else None, stored.obj)
+        stored = await self._finish_if_finalized(key, stored)
+        return stored, created
+
+    async def patch(
+        self,
+        namespace: str,
+        name: str,
+        patch_fn: Callable[[dict[str, Any]], dict[str, Any]],
+        *,
+        dry_run: bool = False,
+        subresource: str = "",
+    ) -> StoredObject:
+        """Apply patch_fn to the current object (again on every conflict) and update with the result."""
+        key = self.key(namespace, name)
+
+        def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
+            assert old is not None
+            new = patch_fn(orjson.loads(orjson.dumps(old)))
+            if not isinstance(new, dict):
+                raise errors.new_bad_request("the patch must produce an object")
+            new_meta = metautil.metadata(new)
+            old_meta = old.get("metadata") or {}
+            for k in ("name", "namespace"):
+                if new_meta.get(k, old_meta.get(k)) != old_meta.get(k):
+                    raise errors.new_bad_request(
+                        f"the {k} of the object ({new_meta.get(k)}) does not match the {k} on the URL ({old_meta.get(k)})"
+                    )
+            if new.get("apiVersion") != old.get("apiVersion") or new.get("kind") != old.get("kind"):
+                raise errors.new_bad_request("the apiVersion and kind of the object cannot be changed by a patch")
+            return self._prepare_update(new, old, subresource)
+
+        try:
+            if dry_run:
+                cur = self.storage.get_cached(key)
+                if cur is None:
+                    raise self._not_found(name)
+                result = try_update(orjson.loads(cur.raw))
+                return StoredObject(result, orjson.dumps(result), 0, key)
+            old_obj = self.storage.get_cached(key)
+            if old_obj is None:
+                await self.storage.wait_fresh()
+                if self.storage.get_cached(key) is None:
+                    raise self._not_found(name)
+            stored = await self.storage.guaranteed_update(key, try_update)
+        except serrors.StorageError as e:
+            raise self._interpret(e, name) from None
+        if stored is not old_obj:
+            self._notify(old_obj.obj if old_obj else None, stored.obj)
+        return await self._finish_if_finalized(key, stored)
+
+    def _prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
+        new_meta = metautil.metadata(new)
+        old_meta = old.get("metadata") or {}
+        name = old_meta.get("name", "")
+        rv = new_meta.get("resourceVersion")
+        if rv:
+            if rv != old_meta.get("resourceVersion"):
+                raise self._conflict(name)
+        elif not self.strategy.allow_unconditional_update:
+            raise errors.new_invalid(
+                self.spec.group,
+                self.spec.kind,
+                name,
+                [errors.field_invalid("metadata.resourceVersion", 0, "must be specified for an update")],
+            )
+        if subresource:
+            new = self.strategy.prepare_for_subresource_update(subresource, new, old)
+            new_meta = metautil.metadata(new)
+        else:
+            # System fields are the server's: a client cannot change them by update.
+            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+                if k in old_meta:
+                    new_meta[k] = old_meta[k]
+                else:
+                    new_meta.pop(k, None)
+            self.strategy.prepare_for_update(new, old)
+        new_meta["resourceVersion"] = old_meta.get("resourceVersion", "")
+        new_meta.pop("selfLink", None)
+        if old_meta.get("deletionTimestamp") and len(new_meta.get("finalizers") or []) > len(
+            set(old_meta.get("finalizers") or [])
+        ):
+            added = set(new_meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
+            if added:
+                raise errors.new_invalid(
+                    self.spec.group,
+                    self.spec.kind,
+                    name,
+                    [errors.field_forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)!r}".replace("'", '"'))],
+                )
+        self.strategy.canonicalize(new)
+        causes = self.strategy.validate(new) + self.strategy.validate_update(new, old)
+        if causes:
+            raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
+        return new
+
+    async def _finish_if_finalized(self, key: str, stored: StoredObject) -> StoredObject:
+        """An object being deleted goes once its last finalizer is removed (Store.Update's deleteObj)."""
+        meta = stored.obj.get("metadata") or {}
+        if meta.get("deletionTimestamp") and not self.strategy.has_finalizers(stored.obj) and not meta.get("deletionGracePeriodSeconds"):
+            try:
+                gone = await self.storage.delete(key, preconditions=Preconditions(uid=meta.get("uid")))
+            except serrors.KeyNotFoundError:
+                return stored
+            except serrors.StorageError:
+                return stored
+            self._notify(stored.obj, None)
+            return gone
+        return stored
+
+    # --- delete ---
+
+    async def delete(self, namespace: str, name: str, options: DeleteOptions) -> DeleteResult:
+        key = self.key(namespace, name)
+        try:
+            await self.storage.wait_fresh()
+            current = self.storage.get_cached(key)
+            if current is None:
+                raise serrors.KeyNotFoundError(key)
+            if options.preconditions is not None:
+                options.preconditions.check(key, current.obj)
+            meta = current.obj.get("metadata") or {}
+            grace = self.strategy.check_graceful_delete(current.obj, options.grace_period_seconds)
+            pending = self.strategy.has_finalizers(current.obj) or grace
+            if pending:
+                return DeleteResult(await self._mark_deleting(key, grace or 0, options), False)
+            if options.dry_run:
+                return DeleteResult(current.obj, True)
+            gone = await self.storage.delete(key, preconditions=options.preconditions)
+        except serrors.StorageError as e:
+            raise self._interpret(e, name) from None
+        self._notify(current.obj, None)
+        return DeleteResult(gone.obj, True)
+
+    async def _mark_deleting(self, key: str, grace: int, options: DeleteOptions) -> dict[str, Any]:
+        def mark(old: dict[str, Any] | None) -> dict[str, Any]:
+            assert old is not None
+            meta = metautil.metadata(old)
+            if not meta.get("deletionTimestamp") or grace < (meta.get("deletionGracePeriodSeconds") or 0):
+                meta["deletionTimestamp"] = _rfc3339_in(grace)
+                meta["deletionGracePeriodSeconds"] = grace
+            self.strategy.prepare_for_delete(old)
+            return old
+
+        if options.dry_run:
+            cur = self.storage.get_cached(key)
+            assert cur is not None
+            return mark(orjson.loads(cur.raw))
+        stored = await self.storage.guaranteed_update(key, mark, preconditions=options.preconditions)
+        return stored.obj
+
+    async def delete_collection(
+        self, namespace: str, opts: ListOptions, options: DeleteOptions
+    ) -> list[dict[str, Any]]:
+        listed = await self.list(namespace, opts)
+        out = []
+        for item in listed.items:
+            meta = item.obj.get("metadata") or {}
+            try:
+                res = await self.delete(meta.get("namespace", ""), meta.get("name", ""), options)
+            except errors.StatusError as e:
+                if e.code == 404:
+                    continue
+                raise
+            out.append(res.obj)
+        return out
+
+    def _notify(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        for fn in self.after_write:
+            fn(old, new)
+
+
+def _rfc3339_in(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + seconds))

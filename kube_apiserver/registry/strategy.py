@@ -1,0 +1,116 @@
+"""Create/update/delete strategies (k8s.io/apiserver/pkg/registry/rest: RESTCreateStrategy, ...).
+
+The generic behaviour every resource gets; a group's module subclasses RESTStrategy for what a
+schema cannot say (pods' graceful deletion, namespaces' phase, ...).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.runtime import meta as metautil
+from kube_apiserver.runtime.errors import StatusCause
+
+# Fields of an object that are not its "spec" for the purpose of metadata.generation.
+_NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
+
+# Kinds whose names are DNS-1123 labels rather than subdomains (validation.ValidateNamespaceName, ...).
+_LABEL_NAMED = {("", "Namespace"), ("", "Service"), ("", "ReplicationController"), ("apps", "Deployment"),
+                ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet")}
+# Kinds whose names only have to be valid path segments (RBAC).
+_PATH_SEGMENT_NAMED = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
+
+
+class RESTStrategy:
+    def __init__(self, spec: ResourceSpec) -> None:
+        self.spec = spec
+        self.namespaced = spec.namespaced
+        self.has_status = spec.subresource("status") is not None
+        # kube bumps metadata.generation only for kinds with a spec/status split
+        self.tracks_generation = self.has_status
+
+    # --- create ---
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        if self.has_status:
+            obj.pop("status", None)
+        if self.tracks_generation:
+            metautil.metadata(obj)["generation"] = 1
+
+    def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
+        return self.validate_name(obj)
+
+    def validate_name(self, obj: dict[str, Any]) -> list[StatusCause]:
+        name = (obj.get("metadata") or {}).get("name", "")
+        return metautil.validate_object_name(name, self.name_validator())
+
+    def name_validator(self) -> Any:
+        key = (self.spec.group, self.spec.kind)
+        if key in _LABEL_NAMED:
+            return metautil.is_dns1123_label
+        if self.spec.kind in _PATH_SEGMENT_NAMED or self.spec.group in (
+            "rbac.authorization.k8s.io", "flowcontrol.apiserver.k8s.io"
+        ):
+            return metautil.is_path_segment_name
+        return metautil.is_dns1123_subdomain
+
+    def canonicalize(self, obj: dict[str, Any]) -> None:
+        pass
+
+    # --- update ---
+
+    allow_create_on_update = False
+    allow_unconditional_update = True
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        if self.has_status:
+            if "status" in old:
+                new["status"] = copy.deepcopy(old["status"])
+            else:
+                new.pop("status", None)
+        if self.tracks_generation:
+            gen = (old.get("metadata") or {}).get("generation", 1)
+            changed = _spec_of(new) != _spec_of(old)
+            metautil.metadata(new)["generation"] = gen + 1 if changed else gen
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
+        return []
+
+    # --- subresources ---
+
+    def prepare_for_subresource_update(self, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+        if subresource == "status":
+            return self.prepare_for_status_update(new, old)
+        raise ValueError(f"no update strategy for subresource {subresource}")
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+        """Only status changes through /status: the result is the old object with the new status."""
+        out = copy.deepcopy(old)
+        out_meta = metautil.metadata(out)
+        new_meta = new.get("metadata") or {}
+        if "resourceVersion" in new_meta:
+            out_meta["resourceVersion"] = new_meta["resourceVersion"]
+        if "status" in new:
+            out["status"] = new["status"]
+        else:
+            out.pop("status", None)
+        return out
+
+    # --- delete ---
+
+    def has_finalizers(self, obj: dict[str, Any]) -> bool:
+        """Whether deletion must wait (metadata.finalizers; namespaces add spec.finalizers)."""
+        return bool((obj.get("metadata") or {}).get("finalizers"))
+
+    def prepare_for_delete(self, obj: dict[str, Any]) -> None:
+        """Called when an object is marked for deletion (deletionTimestamp set)."""
+
+    def check_graceful_delete(self, obj: dict[str, Any], grace_period: int | None) -> int | None:
+        """The grace period to wait before removal, or None for immediate deletion (most kinds)."""
+        return None
+
+
+def _spec_of(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k not in _NON_SPEC_FIELDS}

@@ -1,0 +1,230 @@
+"""Status errors as k8s.io/apimachinery/pkg/api/errors builds them.
+
+Every error a client sees is a v1 Status; the constructors here carry kube-apiserver's message
+texts, reasons and details so clients that compare them (kubectl, client-go's IsNotFound, ...)
+behave as against the real server. Key order of the Status body follows the Go struct:
+kind, apiVersion, metadata, status, message, reason, details, code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+
+@dataclass
+class StatusCause:
+    reason: str  # FieldValueInvalid, FieldValueRequired, ...
+    message: str
+    field: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"reason": self.reason, "message": self.message}
+        if self.field:
+            out["field"] = self.field
+        return out
+
+
+@dataclass
+class StatusError(Exception):
+    code: int
+    reason: str
+    message: str
+    name: str = ""
+    group: str = ""
+    kind: str = ""
+    uid: str = ""
+    causes: list[StatusCause] = field(default_factory=list)
+    retry_after_seconds: int = 0
+    details: bool = True  # False: omit "details" entirely (as kube does for some reasons)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def status(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+        }
+        if self.reason:
+            body["reason"] = self.reason
+        if self.details:
+            details: dict[str, Any] = {}
+            if self.name:
+                details["name"] = self.name
+            if self.group:
+                details["group"] = self.group
+            if self.kind:
+                details["kind"] = self.kind
+            if self.uid:
+                details["uid"] = self.uid
+            if self.causes:
+                details["causes"] = [c.to_dict() for c in self.causes]
+            if self.retry_after_seconds:
+                details["retryAfterSeconds"] = self.retry_after_seconds
+            if details or self.reason in ("NotFound",):
+                body["details"] = details
+        body["code"] = self.code
+        return body
+
+    def body(self) -> bytes:
+        return orjson.dumps(self.status())
+
+
+def qualified(resource: str, group: str) -> str:
+    """schema.GroupResource.String(): "deployments.apps", or "configmaps" for the core group."""
+    return f"{resource}.{group}" if group else resource
+
+
+def new_not_found(group: str, resource: str, name: str) -> StatusError:
+    return StatusError(404, "NotFound", f'{qualified(resource, group)} "{name}" not found', name, group, resource)
+
+
+def new_already_exists(group: str, resource: str, name: str) -> StatusError:
+    return StatusError(
+        409, "AlreadyExists", f'{qualified(resource, group)} "{name}" already exists', name, group, resource
+    )
+
+
+def new_conflict(group: str, resource: str, name: str, err: str) -> StatusError:
+    return StatusError(
+        409, "Conflict", f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {err}', name, group, resource
+    )
+
+
+OPTIMISTIC_LOCK_ERROR = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+def new_invalid(group: str, kind: str, name: str, causes: list[StatusCause]) -> StatusError:
+    """errors.NewInvalid: '<Kind> "<name>" is invalid: <field errors joined>'."""
+    if len(causes) == 1:
+        summary = _cause_text(causes[0])
+    else:
+        summary = "[" + ", ".join(_cause_text(c) for c in causes) + "]"
+    return StatusError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', name, group, kind, causes=causes)
+
+
+def _cause_text(cause: StatusCause) -> str:
+    return f"{cause.field}: {cause.message}" if cause.field else cause.message
+
+
+def new_bad_request(message: str) -> StatusError:
+    return StatusError(400, "BadRequest", message, details=False)
+
+
+def new_method_not_supported(group: str, resource: str, action: str) -> StatusError:
+    return StatusError(
+        405,
+        "MethodNotAllowed",
+        f'{action} is not supported on resources of kind "{qualified(resource, group)}"',
+        group=group,
+        kind=resource,
+    )
+
+
+def new_not_found_path() -> StatusError:
+    return StatusError(404, "NotFound", "the server could not find the requested resource")
+
+
+def new_gone(message: str) -> StatusError:
+    return StatusError(410, "Gone", message, details=False)
+
+
+def new_resource_expired(message: str) -> StatusError:
+    return StatusError(410, "Expired", message, details=False)
+
+
+def new_too_many_requests(message: str, retry_after: int) -> StatusError:
+    return StatusError(429, "TooManyRequests", message, retry_after_seconds=retry_after)
+
+
+def new_request_entity_too_large(limit: int) -> StatusError:
+    return StatusError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}", details=False)
+
+
+def new_timeout(message: str) -> StatusError:
+    return StatusError(504, "Timeout", message, details=False)
+
+
+def new_internal_error(err: str) -> StatusError:
+    return StatusError(
+        500, "InternalError", f"Internal error occurred: {err}", causes=[StatusCause("", err)]
+    )
+
+
+def new_unauthorized(message: str = "Unauthorized") -> StatusError:
+    return StatusError(401, "Unauthorized", message, details=False)
+
+
+def new_forbidden(group: str, resource: str, name: str, err: str) -> StatusError:
+    return StatusError(
+        403, "Forbidden", f'{qualified(resource, group)} "{name}" is forbidden: {err}', name, group, resource
+    )
+
+
+def new_service_unavailable(message: str) -> StatusError:
+    return StatusError(503, "ServiceUnavailable", message, details=False)
+
+
+MEDIA_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+
+
+def new_not_acceptable() -> StatusError:
+    return StatusError(
+        406, "NotAcceptable", f"only the following media types are accepted: {MEDIA_TYPES}", details=False
+    )
+
+
+def new_unsupported_media_type(content_type: str) -> StatusError:
+    return StatusError(
+        415,
+        "UnsupportedMediaType",
+        f'the body of the request was in an unknown format - accepted media types include: {MEDIA_TYPES}',
+        details=False,
+    )
+
+
+# Field error helpers (k8s.io/apimachinery/pkg/util/validation/field), used to build Invalid causes.
+
+
+def _quote(value: Any) -> str:
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def field_invalid(path: str, value: Any, detail: str) -> StatusCause:
+    msg = f"Invalid value: {_quote(value)}"
+    if detail:
+        msg += f": {detail}"
+    return StatusCause("FieldValueInvalid", msg, path)
+
+
+def field_required(path: str, detail: str = "") -> StatusCause:
+    return StatusCause("FieldValueRequired", "Required value" + (f": {detail}" if detail else ""), path)
+
+
+def field_forbidden(path: str, detail: str) -> StatusCause:
+    return StatusCause("FieldValueForbidden", f"Forbidden: {detail}", path)
+
+
+def field_duplicate(path: str, value: Any) -> StatusCause:
+    return StatusCause("FieldValueDuplicate", f"Duplicate value: {_quote(value)}", path)
+
+
+def field_not_supported(path: str, value: Any, valid: list[str]) -> StatusCause:
+    options = ", ".join(_quote(v) for v in valid)
+    return StatusCause("FieldValueNotSupported", f"Unsupported value: {_quote(value)}: supported values: {options}", path)
+
+
+def field_too_long(path: str, value: Any, limit: int) -> StatusCause:
+    return StatusCause("FieldValueTooLong", f"Too long: may not be more than {limit} bytes", path)

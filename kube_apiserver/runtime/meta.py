@@ -1,0 +1,106 @@
+"""Object metadata helpers: names, uids, timestamps, generateName (apimachinery's meta and validation)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from kube_apiserver.runtime.errors import StatusCause, field_invalid, field_required
+
+DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*"
+_LABEL_RE = re.compile("^" + DNS1123_LABEL_FMT + "$")
+_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
+
+DNS1123_LABEL_ERR = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '"
+    + DNS1123_LABEL_FMT
+    + "')"
+)
+DNS1123_SUBDOMAIN_ERR = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"
+    + DNS1123_SUBDOMAIN_FMT
+    + "')"
+)
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _LABEL_RE.match(value):
+        errs.append(DNS1123_LABEL_ERR)
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs = []
+    if len(value) > 253:
+        errs.append("must be no more than 253 characters")
+    if not _SUBDOMAIN_RE.match(value):
+        errs.append(DNS1123_SUBDOMAIN_ERR)
+    return errs
+
+
+def is_path_segment_name(value: str) -> list[str]:
+    """path.IsValidPathSegmentName: the rule for names that only have to be safe in a URL (RBAC roles, ...)."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    errs = []
+    for ch in ("/", "%"):
+        if ch in value:
+            errs.append(f"may not contain '{ch}'")
+    return errs
+
+
+def validate_object_name(name: str, name_fn: Any, path: str = "metadata.name") -> list[StatusCause]:
+    if not name:
+        return [field_required(path, "name or generateName is required")]
+    return [field_invalid(path, name, msg) for msg in name_fn(name)]
+
+
+def now_rfc3339() -> str:
+    """metav1.Time: second precision, UTC, 'Z'."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_rfc3339_micro() -> str:
+    """metav1.MicroTime (events, leases)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_rfc3339(value: str) -> float:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return time.time()
+
+
+def new_uid() -> str:
+    return str(uuid.uuid4())
+
+
+# names.SimpleNameGenerator: 5 random characters from an alphabet without vowels or look-alikes.
+_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_NAME_LENGTH = 63 - 5
+
+
+def generate_name(base: str) -> str:
+    if len(base) > _MAX_GENERATED_NAME_LENGTH:
+        base = base[:_MAX_GENERATED_NAME_LENGTH]
+    return base + "".join(secrets.choice(_ALPHANUMS) for _ in range(5))
+
+
+def metadata(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object's metadata dict, created if absent (or not a dict)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+        obj["metadata"] = meta
+    return meta

@@ -1,0 +1,88 @@
+"""The handler chain, built in one function as DefaultBuildHandlerChain builds it.
+
+Outermost first: panic recovery → request info → max in flight → timeout → CORS → authentication
+→ audit → impersonation → authorization → APIServerHandler (the director of the first server).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kube_apiserver.authentication.request import RequestAuthenticator
+from kube_apiserver.authorization.authorizer import Authorizer
+from kube_apiserver.endpoints.filters.audit import with_audit
+from kube_apiserver.endpoints.filters.authentication import with_authentication
+from kube_apiserver.endpoints.filters.authorization import with_authorization
+from kube_apiserver.endpoints.filters.impersonation import with_impersonation
+from kube_apiserver.endpoints.filters.request_info import with_request_info
+from kube_apiserver.endpoints.request import Request, send_status_error
+from kube_apiserver.runtime.errors import StatusError
+from kube_apiserver.server.filters.cors import with_cors
+from kube_apiserver.server.filters.maxinflight import with_max_in_flight
+from kube_apiserver.server.filters.recovery import with_panic_recovery
+from kube_apiserver.server.filters.timeout import with_timeout
+from kube_apiserver.server.genericapiserver import GenericAPIServer
+from kube_apiserver.server.metrics import REQUEST_DURATION, REQUEST_TOTAL
+
+ASGIApp = Any
+
+
+@dataclass
+class ChainConfig:
+    authenticator: RequestAuthenticator
+    authorizer: Authorizer
+    max_requests_inflight: int = 400
+    max_mutating_requests_inflight: int = 200
+    request_timeout: float = 60.0
+    cors_allowed_origins: list[str] = field(default_factory=list)
+
+
+def api_server_handler(root: GenericAPIServer) -> ASGIApp:
+    """The end of the chain: the director, with request metrics as kube's route instrumentation."""
+
+    async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        req: Request = scope["k8s.request"]
+        info = scope["k8s.request_info"]
+        code = 0
+
+        async def metered_send(message: dict[str, Any]) -> None:
+            nonlocal code
+            if message["type"] == "http.response.start":
+                code = message["status"]
+            await send(message)
+
+        req.send = metered_send
+        start = time.perf_counter()
+        try:
+            await root.handle(req, info)
+        except StatusError as e:
+            if code == 0:
+                await send_status_error(metered_send, e)
+        finally:
+            if info.is_resource_request:
+                scope_label = "resource" if info.name else ("namespace" if info.namespace else "cluster")
+                dry = "All" if req.param("dryRun") else ""
+                labels = (info.verb.upper() if info.verb != "watch" else "WATCH", dry, info.api_group, info.api_version, info.resource, info.subresource, scope_label, "apiserver")
+                REQUEST_TOTAL.labels(*labels, str(code or 500)).inc()
+                if info.verb != "watch":
+                    REQUEST_DURATION.labels(*labels).observe(time.perf_counter() - start)
+
+    return handler
+
+
+def build_handler_chain(root: GenericAPIServer, config: ChainConfig) -> ASGIApp:
+    handler = api_server_handler(root)
+    handler = with_authorization(handler, config.authorizer)
+    handler = with_impersonation(handler, config.authorizer)
+    handler = with_audit(handler)
+    handler = with_authentication(handler, config.authenticator)
+    handler = with_cors(handler, config.cors_allowed_origins)
+    handler = with_timeout(handler, config.request_timeout)
+    handler = with_max_in_flight(handler, config.max_requests_inflight, config.max_mutating_requests_inflight)
+    handler = with_request_info(handler)
+    handler = with_panic_recovery(handler)
+    return handler

@@ -1,0 +1,67 @@
+"""/healthz, /livez and /readyz with named checks (k8s.io/apiserver/pkg/server/healthz)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from kube_apiserver.endpoints.request import Request, send_text
+from kube_apiserver.server.genericapiserver import GenericAPIServer
+
+# A check returns None when healthy, else the reason (kept out of the response, as kube does).
+Check = Callable[[], Awaitable[str | None]]
+
+
+def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], ready_checks: dict[str, Check]) -> None:
+    def hook_checks() -> dict[str, Check]:
+        out: dict[str, Check] = {}
+        for srv in server.chain():
+            for name, done in srv.post_start_done.items():
+
+                async def check(done=done) -> str | None:  # noqa: B008
+                    return None if done.is_set() else "not finished"
+
+                out[f"poststarthook/{name}"] = check
+        return out
+
+    def install(path: str, named: Callable[[], dict[str, Check]]) -> None:
+        async def serve_all(req: Request) -> None:
+            await _serve(req, path.strip("/"), named())
+
+        async def serve_one(req: Request) -> None:
+            name = req.path[len(path) + 1 :]
+            all_checks = named()
+            if name not in all_checks:
+                await send_text(req.send, 404, "404 page not found\n")
+                return
+            reason = await all_checks[name]()
+            await send_text(req.send, 200 if reason is None else 500, "ok" if reason is None else f"internal server error: {reason}\n")
+
+        server.mux.handle(path, serve_all)
+        server.mux.handle_prefix(path + "/", serve_one)
+
+    install("/healthz", lambda: {**checks, **hook_checks()})
+    install("/livez", lambda: {**checks, **hook_checks()})
+    install("/readyz", lambda: {**checks, **ready_checks, **hook_checks()})
+
+
+async def _serve(req: Request, kind: str, checks: dict[str, Check]) -> None:
+    excluded = set(req.params("exclude"))
+    verbose = "verbose" in req.query
+    lines = []
+    failed = False
+    for name, check in checks.items():
+        if name in excluded:
+            lines.append(f"[+]{name} excluded: ok")
+            continue
+        reason = await check()
+        if reason is None:
+            lines.append(f"[+]{name} ok")
+        else:
+            failed = True
+            lines.append(f"[-]{name} failed: reason withheld")
+    if failed:
+        await send_text(req.send, 500, "\n".join(lines) + f"\n{kind} check failed\n")
+    elif verbose:
+        await send_text(req.send, 200, "\n".join(lines) + f"\n{kind} check passed\n")
+    else:
+        await send_text(req.send, 200, "ok")

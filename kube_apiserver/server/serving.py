@@ -1,0 +1,98 @@
+"""Secure serving on uvicorn (httptools), with the verified client certificate handed to the app.
+
+uvicorn has no ASGI TLS extension yet, so a small subclass of its httptools protocol reads the peer
+certificate once per connection (after the handshake) and puts it in scope["extensions"]["tls"].
+Client certificates are optional (CERT_OPTIONAL): bearer tokens share the port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import ssl
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+log = logging.getLogger(__name__)
+
+
+class ClientCertHttpToolsProtocol(HttpToolsProtocol):
+    _tls_extension: dict[str, Any] | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            der = ssl_object.getpeercert(binary_form=True)
+            self._tls_extension = {"client_cert_der": der, "tls_version": ssl_object.version()}
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._tls_extension is not None:
+            self.scope["extensions"] = {"tls": self._tls_extension}  # type: ignore[typeddict-unknown-key]
+
+
+def tls_versions() -> dict[str, ssl.TLSVersion]:
+    return {"VersionTLS12": ssl.TLSVersion.TLSv1_2, "VersionTLS13": ssl.TLSVersion.TLSv1_3}
+
+
+class SecureServer:
+    def __init__(
+        self,
+        app: Any,
+        host: str,
+        port: int,
+        cert_file: str | None,
+        key_file: str | None,
+        client_ca_file: str | None,
+        on_shutdown: Any,
+        shutdown_delay: float = 0.0,
+    ) -> None:
+        kwargs: dict[str, Any] = {}
+        if cert_file:
+            kwargs.update(ssl_certfile=cert_file, ssl_keyfile=key_file)
+            if client_ca_file:
+                kwargs.update(ssl_cert_reqs=ssl.CERT_OPTIONAL, ssl_ca_certs=client_ca_file)
+        self.config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            http=ClientCertHttpToolsProtocol,
+            loop="none",
+            lifespan="off",
+            ws="none",
+            log_level="warning",
+            access_log=False,
+            timeout_keep_alive=120,
+            timeout_graceful_shutdown=10,
+            server_header=False,
+            date_header=True,
+            **kwargs,
+        )
+        self.server = uvicorn.Server(self.config)
+        self.on_shutdown = on_shutdown
+        self.shutdown_delay = shutdown_delay
+
+    async def serve(self, started: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        serve_task = asyncio.create_task(self.server.serve())
+        while not self.server.started:
+            if serve_task.done():
+                await serve_task
+                raise SystemExit(1)
+            await asyncio.sleep(0.005)
+        started.set()
+        await stop.wait()
+        # Drain: readyz fails first, watches end cleanly, in-flight requests finish, then we stop.
+        await self.on_shutdown()
+        if self.shutdown_delay:
+            await asyncio.sleep(self.shutdown_delay)
+        self.server.should_exit = True
+        await serve_task

@@ -1,0 +1,348 @@
+"""The watch cache (k8s.io/apiserver/pkg/storage/cacher): one per resource, in front of the storage.
+
+It lists the resource once, then follows the storage's watch, keeping
+  - every current object with its encoded bytes (made once by the storage, shared by all readers),
+  - a bounded window of recent events, so a watch can resume from a recent resourceVersion,
+  - the watchers of the resource, to each of which an event is handed as a reference, not a copy.
+Reads are consistent as in kube 1.31+ (ConsistentListFromCache): the cache first waits until it has
+seen the storage's current revision. Writes go straight to the storage; the cache hands the object
+it holds to guaranteed_update so the common update needs no storage read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kube_apiserver.storage.errors import (
+    ExpiredError,
+    KeyNotFoundError,
+    TooLargeResourceVersionError,
+)
+from kube_apiserver.storage.interface import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Event,
+    ListOptions,
+    ListResult,
+    Preconditions,
+    StoredObject,
+    UpdateFunc,
+    ValidateDeletion,
+    WatchBatch,
+)
+
+log = logging.getLogger(__name__)
+
+BOOKMARK = "BOOKMARK"
+# How long a read waits for the cache to reach a revision before answering "too large resource version".
+FRESHNESS_TIMEOUT = 3.0
+# A watcher that falls this many events behind is closed; the client re-watches (kube does the same).
+WATCHER_QUEUE_LIMIT = 20_000
+
+
+@dataclass(slots=True)
+class CacheEvent:
+    type: str
+    key: str
+    object: StoredObject
+    prev: StoredObject | None  # the state before (MODIFIED, DELETED), for selector transitions
+    revision: int
+    # Encoded frames of this event, per representation, made once for all watchers that want it.
+    frames: dict[Any, bytes] = field(default_factory=dict)
+
+
+Predicate = Callable[[dict[str, Any]], bool]
+
+
+class CacheWatcher:
+    """One client's watch: a queue the cacher fills; the endpoint handler drains it."""
+
+    def __init__(self, cacher: Cacher, prefix: str, predicate: Predicate | None) -> None:
+        self.cacher = cacher
+        self.prefix = prefix
+        self.predicate = predicate
+        self.queue: asyncio.Queue[CacheEvent | None] = asyncio.Queue()
+        self.closed = False
+        self.overflowed = False
+
+    def offer(self, ev: CacheEvent) -> None:
+        if self.closed or not ev.key.startswith(self.prefix):
+            return
+        pred = self.predicate
+        if pred is not None:
+            now = pred(ev.object.obj) if ev.type != DELETED else False
+            was = ev.prev is not None and pred(ev.prev.obj)
+            if ev.type == DELETED:
+                if not pred(ev.object.obj):
+                    return
+            elif now and not was and ev.type == MODIFIED:
+                ev = CacheEvent(ADDED, ev.key, ev.object, ev.prev, ev.revision)
+            elif was and not now:
+                # left the selection: to this watcher the object is gone (kube sends DELETED with the new state)
+                ev = CacheEvent(DELETED, ev.key, ev.object, ev.prev, ev.revision)
+            elif not now:
+                return
+        if self.queue.qsize() >= WATCHER_QUEUE_LIMIT:
+            self.overflowed = True
+            self.stop()
+            return
+        self.queue.put_nowait(ev)
+
+    def stop(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.cacher.watchers.discard(self)
+            self.queue.put_nowait(None)
+
+
+class Cacher:
+    def __init__(self, storage: Any, prefix: str, *, history_size: int = 10_000) -> None:
+        self.storage = storage
+        self.prefix = prefix
+        self.objects: dict[str, StoredObject] = {}
+        self.keys: list[str] = []  # sorted
+        self.history: deque[CacheEvent] = deque(maxlen=max(history_size, 1))
+        self.window_start = 0  # every event after this revision is in history
+        self.revision = 0
+        self.watchers: set[CacheWatcher] = set()
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        await self._relist()
+        self._task = asyncio.create_task(self._follow(), name=f"cacher {self.prefix}")
+
+    async def _relist(self) -> None:
+        result = await self.storage.get_list(self.prefix, ListOptions())
+        self.objects = {}
+        for item in result.items:
+            self.objects[item.key] = item
+        self.keys = sorted(self.objects)
+        self.history.clear()
+        self.window_start = result.revision
+        self._advance(result.revision)
+        self._ready.set()
+
+    async def _follow(self) -> None:
+        while True:
+            try:
+                async for batch in self.storage.watch(self.prefix, self.revision):
+                    self._apply(batch)
+                return  # the storage closed
+            except asyncio.CancelledError:
+                raise
+            except ExpiredError:
+                log.warning("watch cache %s fell behind compaction; relisting", self.prefix)
+            except Exception:  # noqa: BLE001 - keep the cache alive whatever the backend raised
+                log.exception("watch cache %s: storage watch failed; relisting", self.prefix)
+                await asyncio.sleep(0.1)
+            for w in list(self.watchers):
+                w.stop()
+            await self._relist()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        for w in list(self.watchers):
+            w.stop()
+
+    # --- following the storage ---
+
+    def _apply(self, batch: WatchBatch) -> None:
+        for ev in batch.events:
+            prev = self.objects.get(ev.key)
+            if ev.type == DELETED:
+                if prev is not None:
+                    del self.objects[ev.key]
+                    i = bisect.bisect_left(self.keys, ev.key)
+                    if i < len(self.keys) and self.keys[i] == ev.key:
+                        del self.keys[i]
+            else:
+                if prev is None:
+                    bisect.insort(self.keys, ev.key)
+                self.objects[ev.key] = ev.object
+            cev = CacheEvent(ev.type, ev.key, ev.object, prev, ev.revision)
+            if len(self.history) == self.history.maxlen:
+                self.window_start = self.history[0].revision
+            self.history.append(cev)
+            for w in tuple(self.watchers):
+                w.offer(cev)
+        self._advance(batch.revision)
+
+    def _advance(self, revision: int) -> None:
+        if revision > self.revision:
+            self.revision = revision
+        if self._waiters:
+            keep = []
+            for rev, fut in self._waiters:
+                if rev <= self.revision:
+                    if not fut.done():
+                        fut.set_result(None)
+                else:
+                    keep.append((rev, fut))
+            self._waiters = keep
+
+    async def wait_until(self, revision: int, timeout: float = FRESHNESS_TIMEOUT) -> None:
+        await self._ready.wait()
+        if revision <= self.revision:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((revision, fut))
+        try:
+            await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            raise TooLargeResourceVersionError(
+                self.prefix, f"Too large resource version: {revision}, current: {self.revision}", self.revision
+            ) from None
+
+    async def wait_fresh(self) -> None:
+        """A consistent read: wait until the cache has seen everything committed before now."""
+        await self.wait_until(await self.storage.current_revision())
+
+    # --- reads from memory ---
+
+    def get_cached(self, key: str) -> StoredObject | None:
+        return self.objects.get(key)
+
+    async def get(self, key: str) -> StoredObject:
+        await self.wait_fresh()
+        obj = self.objects.get(key)
+        if obj is None:
+            raise KeyNotFoundError(key)
+        return obj
+
+    def list_cached(self, prefix: str, opts: ListOptions) -> ListResult:
+        keys = self.keys
+        i = bisect.bisect_left(keys, max(prefix, opts.start_key))
+        items: list[StoredObject] = []
+        pred, limit, objects = opts.predicate, opts.limit, self.objects
+        n = len(keys)
+        while i < n:
+            key = keys[i]
+            if not key.startswith(prefix):
+                break
+            item = objects[key]
+            i += 1
+            if pred is not None and not pred(item.obj):
+                continue
+            if limit and len(items) == limit:
+                remaining = 1 + sum(1 for k in keys[i:] if k.startswith(prefix)) if pred is None else 0
+                return ListResult(items, self.revision, more=True, next_key=key, remaining=remaining)
+            items.append(item)
+        return ListResult(items, self.revision)
+
+    async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
+        if opts.revision and opts.revision != self.revision:
+            return await self.storage.get_list(prefix, opts)  # an exact snapshot in the past
+        await self.wait_fresh()
+        return self.list_cached(prefix, opts)
+
+    async def count(self, prefix: str) -> int:
+        await self._ready.wait()
+        return sum(1 for k in self.keys if k.startswith(prefix))
+
+    async def current_revision(self) -> int:
+        return await self.storage.current_revision()
+
+    # --- writes pass through ---
+
+    async def create(self, key: str, obj: dict[str, Any]) -> StoredObject:
+        return await self.storage.create(key, obj)
+
+    async def guaranteed_update(
+        self,
+        key: str,
+        try_update: UpdateFunc,
+        *,
+        ignore_not_found: bool = False,
+        preconditions: Preconditions | None = None,
+    ) -> StoredObject:
+        await self.wait_fresh()
+        return await self.storage.guaranteed_update(
+            key,
+            try_update,
+            ignore_not_found=ignore_not_found,
+            preconditions=preconditions,
+            current=self.objects.get(key),
+        )
+
+    async def delete(
+        self,
+        key: str,
+        *,
+        preconditions: Preconditions | None = None,
+        validate_deletion: ValidateDeletion | None = None,
+    ) -> StoredObject:
+        await self.wait_fresh()
+        cur = self.objects.get(key)
+        if cur is None:
+            raise KeyNotFoundError(key)
+        return await self.storage.delete(
+            key, preconditions=preconditions, validate_deletion=validate_deletion, current=cur
+        )
+
+    # --- watch ---
+
+    async def start_watch(
+        self, prefix: str, revision: int | None, predicate: Predicate | None = None
+    ) -> tuple[CacheWatcher, list[CacheEvent]]:
+        """Register a watcher. revision None: start with the current state as ADDED events (rv "" or "0");
+        otherwise replay the window after revision. Returns the watcher and its initial events."""
+        await self._ready.wait()
+        if revision is not None and revision > self.revision:
+            await self.wait_until(revision)
+        watcher = CacheWatcher(self, prefix, predicate)
+        initial: list[CacheEvent] = []
+        if revision is None:
+            for item in self.list_cached(prefix, ListOptions(predicate=predicate)).items:
+                initial.append(CacheEvent(ADDED, item.key, item, None, item.revision))
+        else:
+            if revision < self.window_start:
+                raise ExpiredError(prefix, f"too old resource version: {revision} ({self.window_start})", revision)
+            for ev in self.history:
+                if ev.revision > revision:
+                    before = watcher.queue.qsize()
+                    watcher.offer(ev)
+                    if watcher.queue.qsize() > before:
+                        initial.append(watcher.queue.get_nowait())
+        self.watchers.add(watcher)
+        return watcher, initial
+
+    def watch(self, prefix: str, revision: int) -> AsyncIterator[WatchBatch]:
+        """The storage.Interface form (used by the conformance suite): events after revision."""
+        return self._watch_batches(prefix, revision)
+
+    async def _watch_batches(self, prefix: str, revision: int) -> AsyncIterator[WatchBatch]:
+        watcher, initial = await self.start_watch(prefix, revision)
+        try:
+            if initial:
+                yield WatchBatch([_event(e) for e in initial], initial[-1].revision)
+            while True:
+                ev = await watcher.queue.get()
+                if ev is None:
+                    return
+                yield WatchBatch([_event(ev)], ev.revision)
+        finally:
+            watcher.stop()
+
+    async def close(self) -> None:
+        await self.stop()
+
+
+def _event(ev: CacheEvent) -> Event:
+    return Event(ev.type, ev.key, ev.object, ev.revision)
+

@@ -1,0 +1,439 @@
+"""Embedded storage on SQLite: etcd's model (one revision counter, MVCC history, compaction) in one file.
+
+One writer thread owns the write connection. Writers from the event loop queue their operation and
+await a future; the writer drains everything queued, applies it in one transaction and commits once
+(group commit), so N concurrent writers pay for one fsync instead of N. A future resolves only after
+COMMIT returned, so an acknowledged write survives kill -9 (and, with synchronous=FULL, power loss).
+
+Tables:
+  kv(key, value, create_rev, mod_rev)  the latest state, for fast reads
+  history(rev, key, type, value)        every change, for snapshots and watch catch-up; compacted
+  meta(name, value)                     'rev' (last revision) and 'compact' (oldest readable revision)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kube_apiserver.storage.errors import (
+    ExpiredError,
+    KeyExistsError,
+    KeyNotFoundError,
+    ResourceVersionConflictError,
+    StorageError,
+    UnavailableError,
+)
+from kube_apiserver.storage.interface import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Event,
+    ListOptions,
+    ListResult,
+    Preconditions,
+    StoredObject,
+    UpdateFunc,
+    ValidateDeletion,
+    WatchBatch,
+    prefix_end,
+)
+
+log = logging.getLogger(__name__)
+
+_TYPE_CREATE, _TYPE_UPDATE, _TYPE_DELETE = 0, 1, 2
+_EVENT_TYPES = {_TYPE_CREATE: ADDED, _TYPE_UPDATE: MODIFIED, _TYPE_DELETE: DELETED}
+_MAX_BATCH = 2000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL,
+    create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS history (rev INTEGER PRIMARY KEY, key TEXT NOT NULL,
+    type INTEGER NOT NULL, value BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS history_key_rev ON history(key, rev);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+@dataclass(slots=True)
+class _Op:
+    kind: str  # create, update, delete, compact
+    key: str
+    obj: dict[str, Any] | None
+    expected_rev: int  # update/delete: the mod_rev the caller read; compact: the target revision
+    future: asyncio.Future[Any]
+
+
+class _Watcher:
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.queue: asyncio.Queue[WatchBatch | None] = asyncio.Queue()
+        self.closed = False
+
+
+def _set_revision(obj: dict[str, Any], rev: int) -> None:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        meta = obj["metadata"] = {}
+    meta["resourceVersion"] = str(rev)
+
+
+class SQLiteStorage:
+    def __init__(self, path: str, *, synchronous: str = "FULL") -> None:
+        self._path = path
+        self._synchronous = synchronous
+        self._queue: queue.SimpleQueue[_Op | None] = queue.SimpleQueue()
+        self._watchers: list[_Watcher] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-read")
+        self._local = threading.local()
+        self._rev = 0
+        self._compact_rev = 0
+        self._closed = False
+
+    # --- lifecycle ---
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={self._synchronous}")
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        conn = self._connect()
+        conn.executescript(_SCHEMA)
+        rows = dict(conn.execute("SELECT name, value FROM meta").fetchall())
+        self._rev = int(rows.get("rev", 0))
+        self._compact_rev = int(rows.get("compact", 0))
+        self._thread = threading.Thread(target=self._run_writer, args=(conn,), name="sqlite-writer", daemon=True)
+        self._thread.start()
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(None)
+        if self._thread is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
+        for w in list(self._watchers):
+            w.queue.put_nowait(None)
+        self._readers.shutdown(wait=True)
+
+    # --- the writer thread ---
+
+    def _run_writer(self, conn: sqlite3.Connection) -> None:
+        while True:
+            op = self._queue.get()
+            if op is None:
+                break
+            batch = [op]
+            stop = False
+            while len(batch) < _MAX_BATCH:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._commit(conn, batch)
+            if stop:
+                break
+        conn.close()
+
+    def _commit(self, conn: sqlite3.Connection, batch: list[_Op]) -> None:
+        results: list[Any] = []
+        events: list[Event] = []
+        rev = self._rev
+        compact_to = 0
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for op in batch:
+                if op.kind == "compact":
+                    compact_to = max(compact_to, op.expected_rev)
+                    results.append(None)
+                    continue
+                try:
+                    event = self._apply(conn, op, rev + 1)
+                except StorageError as e:
+                    results.append(e)
+                    continue
+                rev += 1
+                events.append(event)
+                results.append(event.object)
+            if compact_to > self._compact_rev:
+                self._compact(conn, min(compact_to, rev))
+            if rev != self._rev:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (rev,))
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            log.error("storage commit failed: %s", e)
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            err = UnavailableError("", f"storage commit failed: {e}")
+            results = [err] * len(batch)
+            events = []
+            rev = self._rev
+        self._rev = rev
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._deliver, batch, results, events, rev)
+
+    def _apply(self, conn: sqlite3.Connection, op: _Op, rev: int) -> Event:
+        row = conn.execute("SELECT create_rev, mod_rev FROM kv WHERE key = ?", (op.key,)).fetchone()
+        obj = op.obj
+        assert obj is not None
+        if op.kind == "create":
+            if row is not None:
+                raise KeyExistsError(op.key)
+            _set_revision(obj, rev)
+            raw = orjson.dumps(obj)
+            conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, raw, rev, rev))
+            kind = _TYPE_CREATE
+        else:
+            if row is None:
+                raise KeyNotFoundError(op.key)
+            if row[1] != op.expected_rev:
+                raise ResourceVersionConflictError(op.key, revision=row[1])
+            _set_revision(obj, rev)
+            raw = orjson.dumps(obj)
+            if op.kind == "update":
+                conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (raw, rev, op.key))
+                kind = _TYPE_UPDATE
+            else:
+                conn.execute("DELETE FROM kv WHERE key = ?", (op.key,))
+                kind = _TYPE_DELETE
+        conn.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (rev, op.key, kind, raw))
+        return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev)
+
+    def _compact(self, conn: sqlite3.Connection, target: int) -> None:
+        # Like etcd: drop every version older than target except the newest one of each live key.
+        conn.execute(
+            "DELETE FROM history WHERE rev < ?1 AND (type = 2 OR rev NOT IN "
+            "(SELECT MAX(rev) FROM history WHERE rev < ?1 GROUP BY key))",
+            (target,),
+        )
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('compact', ?)", (target,))
+        self._compact_rev = target
+
+    def _deliver(self, batch: list[_Op], results: list[Any], events: list[Event], rev: int) -> None:
+        # Watchers first, so that an event is queued to every watcher before its writer is answered.
+        for w in self._watchers:
+            mine = [e for e in events if e.key.startswith(w.prefix)]
+            w.queue.put_nowait(WatchBatch(mine, rev))
+        for op, result in zip(batch, results, strict=True):
+            if op.future.done():
+                continue
+            if isinstance(result, BaseException):
+                op.future.set_exception(result)
+            else:
+                op.future.set_result(result)
+
+    async def _submit(self, kind: str, key: str, obj: dict[str, Any] | None, expected_rev: int = 0) -> Any:
+        if self._closed:
+            raise UnavailableError(key, "storage is closed")
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put(_Op(kind, key, obj, expected_rev, fut))
+        return await fut
+
+    # --- reads (on reader threads: each has its own connection) ---
+
+    def _reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    async def _read(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    def _get_sync(self, key: str) -> tuple[bytes, int] | None:
+        return self._reader().execute("SELECT value, mod_rev FROM kv WHERE key = ?", (key,)).fetchone()
+
+    def _list_sync(self, prefix: str, opts: ListOptions) -> ListResult:
+        conn = self._reader()
+        start = max(prefix, opts.start_key)
+        end = prefix_end(prefix)
+        conn.execute("BEGIN")
+        try:
+            (cur_rev,) = conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE name='rev'), 0)").fetchone()
+            (compact,) = conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE name='compact'), 0)").fetchone()
+            if opts.revision:
+                if opts.revision < compact:
+                    raise ExpiredError(prefix, revision=compact)
+                rows = conn.execute(
+                    "SELECT h.key, h.value, h.rev FROM history h WHERE h.key >= ?1 AND h.key < ?2 AND h.type != 2 "
+                    "AND h.rev = (SELECT MAX(rev) FROM history WHERE key = h.key AND rev <= ?3) ORDER BY h.key",
+                    (start, end, opts.revision),
+                )
+                revision = opts.revision
+            else:
+                rows = conn.execute(
+                    "SELECT key, value, mod_rev FROM kv WHERE key >= ? AND key < ? ORDER BY key", (start, end)
+                )
+                revision = cur_rev
+            return _collect(rows, opts, revision)
+        finally:
+            conn.execute("COMMIT")
+
+    # --- the interface ---
+
+    async def create(self, key: str, obj: dict[str, Any]) -> StoredObject:
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            meta.pop("resourceVersion", None)
+        return await self._submit("create", key, obj)
+
+    async def get(self, key: str) -> StoredObject:
+        row = await self._read(self._get_sync, key)
+        if row is None:
+            raise KeyNotFoundError(key)
+        return StoredObject(orjson.loads(row[0]), row[0], row[1], key)
+
+    async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
+        return await self._read(self._list_sync, prefix, opts)
+
+    async def guaranteed_update(
+        self,
+        key: str,
+        try_update: UpdateFunc,
+        *,
+        ignore_not_found: bool = False,
+        preconditions: Preconditions | None = None,
+        current: StoredObject | None = None,
+    ) -> StoredObject:
+        while True:
+            if current is None:
+                try:
+                    current = await self.get(key)
+                except KeyNotFoundError:
+                    if not ignore_not_found:
+                        raise
+            if current is None:
+                new = try_update(None)
+                try:
+                    return await self.create(key, new)
+                except KeyExistsError:
+                    continue
+            if preconditions is not None:
+                preconditions.check(key, current.obj)
+            new = try_update(orjson.loads(current.raw))
+            if new == current.obj:
+                return current
+            try:
+                return await self._submit("update", key, new, current.revision)
+            except (ResourceVersionConflictError, KeyNotFoundError):
+                current = None
+
+    async def delete(
+        self,
+        key: str,
+        *,
+        preconditions: Preconditions | None = None,
+        validate_deletion: ValidateDeletion | None = None,
+        current: StoredObject | None = None,
+    ) -> StoredObject:
+        while True:
+            if current is None:
+                current = await self.get(key)
+            if preconditions is not None:
+                preconditions.check(key, current.obj)
+            if validate_deletion is not None:
+                validate_deletion(current.obj)
+            try:
+                return await self._submit("delete", key, orjson.loads(current.raw), current.revision)
+            except ResourceVersionConflictError:
+                current = None
+
+    async def count(self, prefix: str) -> int:
+        def run() -> int:
+            q = "SELECT COUNT(*) FROM kv WHERE key >= ? AND key < ?"
+            return int(self._reader().execute(q, (prefix, prefix_end(prefix))).fetchone()[0])
+
+        return await self._read(run)
+
+    async def current_revision(self) -> int:
+        return self._rev
+
+    @property
+    def compacted_revision(self) -> int:
+        return self._compact_rev
+
+    async def compact(self, revision: int) -> None:
+        await self._submit("compact", "", None, revision)
+
+    def watch(self, prefix: str, revision: int) -> AsyncIterator[WatchBatch]:
+        return self._watch(prefix, revision)
+
+    async def _watch(self, prefix: str, revision: int) -> AsyncIterator[WatchBatch]:
+        watcher = _Watcher(prefix)
+        self._watchers.append(watcher)  # first, so nothing committed from now on is missed
+        try:
+            last = revision
+            if revision < self._rev:
+                if revision < self._compact_rev:
+                    raise ExpiredError(prefix, revision=self._compact_rev)
+                catch_up = await self._read(self._history_sync, prefix, revision)
+                if catch_up.events:
+                    yield catch_up
+                last = catch_up.revision
+            while True:
+                batch = await watcher.queue.get()
+                if batch is None:
+                    return
+                if batch.revision <= last:
+                    continue
+                events = [e for e in batch.events if e.revision > last]
+                last = batch.revision
+                yield WatchBatch(events, batch.revision)
+        finally:
+            self._watchers.remove(watcher)
+
+    def _history_sync(self, prefix: str, after: int) -> WatchBatch:
+        conn = self._reader()
+        conn.execute("BEGIN")
+        try:
+            (cur_rev,) = conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE name='rev'), 0)").fetchone()
+            rows = conn.execute(
+                "SELECT rev, key, type, value FROM history WHERE rev > ? AND rev <= ? AND key >= ? AND key < ? "
+                "ORDER BY rev",
+                (after, cur_rev, prefix, prefix_end(prefix)),
+            ).fetchall()
+        finally:
+            conn.execute("COMMIT")
+        events = [
+            Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(v), v, r, k), r) for r, k, t, v in rows
+        ]
+        return WatchBatch(events, cur_rev)
+
+
+def _collect(rows: Any, opts: ListOptions, revision: int) -> ListResult:
+    items: list[StoredObject] = []
+    pred = opts.predicate
+    limit = opts.limit
+    for key, raw, rev in rows:
+        obj = orjson.loads(raw)
+        if pred is not None and not pred(obj):
+            continue
+        if limit and len(items) == limit:
+            return ListResult(items, revision, more=True, next_key=key)
+        items.append(StoredObject(obj, raw, rev, key))
+    return ListResult(items, revision)
+
+
+__all__ = ["SQLiteStorage", "Preconditions"]

@@ -110,6 +110,7 @@ async def run(opts: Options) -> None:
 
     server = SecureServer(app, opts.bind_address, opts.secure_port, cert_file, key_file, client_ca, on_shutdown,
                           opts.shutdown_delay_duration)
+    server.bind()
     started = asyncio.Event()
     serve_task = asyncio.create_task(server.serve(started))
     done, _ = await asyncio.wait({serve_task, asyncio.create_task(started.wait())}, return_when=asyncio.FIRST_COMPLETED)

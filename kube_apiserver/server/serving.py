@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 import ssl
 from typing import Any
 
@@ -76,13 +77,28 @@ class SecureServer:
         self.on_shutdown = on_shutdown
         self.shutdown_delay = shutdown_delay
 
+    def bind(self) -> None:
+        """Listen before anything else, so a taken port is a clean error, not a traceback."""
+        host, port = self.config.host, self.config.port
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            sock.close()
+            raise OSError(e.errno, f"failed to listen on {host}:{port}: {e.strerror}") from None
+        sock.listen(2048)
+        sock.set_inheritable(True)
+        self.sock = sock
+
     async def serve(self, started: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-        serve_task = asyncio.create_task(self.server.serve())
+        serve_task = asyncio.create_task(self.server.serve(sockets=[self.sock]))
         while not self.server.started:
             if serve_task.done():
                 await serve_task

@@ -13,6 +13,7 @@ from typing import Any
 
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kube_apiserver.apis import builtin_resources
+from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
 from kube_apiserver.controllers.namespace import NamespaceController
@@ -98,7 +99,10 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
             chain.stores[(group, version, spec.resource)] = store
             if spec.group == "" and spec.resource == "namespaces":
                 namespace_cacher = cacher
-            agv.add(APIResource(spec, store))
+            res = APIResource(spec, store)
+            if spec.subresource("scale") is not None:
+                res.extra.update(SCALE_HANDLERS)
+            agv.add(res)
         group_versions.setdefault(group, []).append(agv)
     chain.cachers = list(cachers.values())
     assert namespace_cacher is not None
@@ -146,6 +150,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         await send_bytes(req.send, 200, orjson.dumps({"paths": aggregator.every_path()}))
 
     aggregator.mux.handle("/", serve_index)
+    _install_openapi(aggregator)
 
     # Post-start hooks, each a named readyz check.
     async def start_cachers() -> None:
@@ -227,3 +232,49 @@ async def _serve_version(req: Request) -> None:
     import orjson
 
     await send_bytes(req.send, 200, orjson.dumps(version_info()))
+
+
+def _install_openapi(root: GenericAPIServer) -> None:
+    """/openapi/v2 and /openapi/v3, merged over the delegation chain like the aggregator's."""
+    from kube_apiserver.endpoints import openapi
+
+    gvs: dict[str, list[ResourceSpec]] = {}
+    for group in root.all_groups():
+        for version in group.versions:
+            key = f"apis/{group.name}/{version}" if group.name else f"api/{version}"
+            gvs[key] = group.resources.get(version, [])
+    index, docs = openapi.build_v3(gvs)
+    v2 = openapi.build_v2([s for specs in gvs.values() for s in specs])
+
+    async def send_doc(req: Request, doc: openapi.CachedDocument, cache: str) -> None:
+        etag = f'"{doc.etag}"'
+        headers = [(b"etag", etag.encode()), (b"cache-control", cache.encode()), (b"vary", b"Accept")]
+        if req.header("if-none-match") == etag:
+            await req.send({"type": "http.response.start", "status": 304, "headers": headers})
+            await req.send({"type": "http.response.body", "body": b""})
+            return
+        await send_bytes(req.send, 200, doc.body, "application/json", headers)
+
+    async def serve_v2(req: Request) -> None:
+        accept = req.header("accept")
+        if accept and "protobuf" in accept and "json" not in accept and "*/*" not in accept:
+            from kube_apiserver.runtime.errors import new_not_acceptable
+
+            raise new_not_acceptable()
+        await send_doc(req, v2, "no-cache, private")
+
+    async def serve_v3_index(req: Request) -> None:
+        await send_doc(req, index, "no-cache, private")
+
+    async def serve_v3_doc(req: Request) -> None:
+        doc = docs.get(req.path[len("/openapi/v3/"):].strip("/"))
+        if doc is None:
+            from kube_apiserver.runtime.errors import new_not_found_path
+
+            raise new_not_found_path()
+        cache = "public, immutable" if req.param("hash") == doc.etag else "no-cache, private"
+        await send_doc(req, doc, cache)
+
+    root.mux.handle("/openapi/v2", serve_v2)
+    root.mux.handle("/openapi/v3", serve_v3_index)
+    root.mux.handle_prefix("/openapi/v3/", serve_v3_doc)

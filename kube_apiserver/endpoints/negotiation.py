@@ -91,7 +91,9 @@ def negotiate(header: str, *, table: bool = False, pom: bool = False, discovery:
     raise new_not_acceptable()
 
 
-READ_TYPES = (JSON, YAML)
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+# Built-in types also take protobuf bodies: kubectl's typed commands and Go clients send them.
+READ_TYPES = (JSON, YAML, PROTOBUF)
 PATCH_TYPES = (
     "application/json-patch+json",
     "application/merge-patch+json",

@@ -373,7 +373,10 @@ class Store:
             cur = self.storage.get_cached(key)
             assert cur is not None
             return mark(orjson.loads(cur.raw))
+        before = self.storage.get_cached(key)
         stored = await self.storage.guaranteed_update(key, mark, preconditions=options.preconditions)
+        if stored is not before:
+            self._notify(before.obj if before else None, stored.obj)
         return stored.obj
 
     async def delete_collection(

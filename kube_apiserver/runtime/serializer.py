@@ -51,6 +51,13 @@ def encode_json(obj: Any) -> bytes:
 
 
 def decode_body(data: bytes, media_type: str) -> Any:
+    if media_type == "application/vnd.kubernetes.protobuf":
+        from kube_apiserver.runtime.protobuf import ProtobufDecodeError, decode_protobuf
+
+        try:
+            return decode_protobuf(data)
+        except ProtobufDecodeError as e:
+            raise new_bad_request(f"error decoding request body: {e}") from None
     if media_type in ("application/yaml", "application/apply-patch+yaml"):
         return decode_yaml(data)
     return decode_json(data)

@@ -8,6 +8,7 @@ field, $patch directives) and server-side apply belong to the patch issue.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import jsonpatch
@@ -73,11 +74,14 @@ def _keyed_by_name(items: list[Any]) -> bool:
     return bool(items) and all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items)
 
 
-async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
+PatchFunc = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+async def patch_function(scope: RequestScope) -> PatchFunc:
+    """Decode the patch body by its Content-Type into a function that patches an object."""
     media = negotiation.request_media_type(scope.req.header("content-type"), negotiation.PATCH_TYPES)
     if media == "application/apply-patch+yaml":
         raise errors.new_unsupported_media_type(media)
-    dry_run = scope.dry_run
     body = await scope.req.body()
     patch = decode_json(body)
     if media == "application/json-patch+json":
@@ -88,18 +92,25 @@ async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
         except (jsonpatch.InvalidJsonPatch, TypeError, KeyError) as e:
             raise errors.new_bad_request(f"the server rejected our request due to an error in our request: {e}") from None
 
-        def apply(obj: dict[str, Any]) -> dict[str, Any]:
+        def apply_json_patch(obj: dict[str, Any]) -> dict[str, Any]:
             try:
                 return ops.apply(obj, in_place=True)
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError, IndexError) as e:
                 raise errors.StatusError(422, "Invalid", str(e), details=False) from None
-    else:
-        if not isinstance(patch, dict):
-            raise errors.new_bad_request("the patch must be a JSON object")
-        merge = merge_patch if media == "application/merge-patch+json" else _strategic_merge
 
-        def apply(obj: dict[str, Any]) -> dict[str, Any]:
-            return merge(obj, patch)
+        return apply_json_patch
+    if not isinstance(patch, dict):
+        raise errors.new_bad_request("the patch must be a JSON object")
+    merge = merge_patch if media == "application/merge-patch+json" else _strategic_merge
 
+    def apply_merge(obj: dict[str, Any]) -> dict[str, Any]:
+        return merge(obj, patch)
+
+    return apply_merge
+
+
+async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
+    dry_run = scope.dry_run
+    apply = await patch_function(scope)
     stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource)
     await write_object(scope, 200, stored.obj, stored.raw)

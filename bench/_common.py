@@ -1,0 +1,358 @@
+"""Shared pieces of the benchmarks: start/stop the server, certificates, HTTPS load from client processes.
+
+Every benchmark prints its result next to a ceiling measured in the same run on the same machine
+(raw SQLite, a bare uvicorn server, orjson), so the ratio means something on any machine. The load
+generators run in separate processes (forked before any thread starts), several threads each, every
+thread on its own keep-alive HTTPS connection with the admin client certificate.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import json
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = "127.0.0.1"
+FORK = mp.get_context("fork")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads) so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: Any, p: float) -> float:
+    """The p-th percentile (nearest rank) of values; 0 when empty."""
+    vs = sorted(values)
+    if not vs:
+        return 0.0
+    return vs[min(len(vs) - 1, max(0, round(p / 100 * len(vs)) - 1))]
+
+
+def median(values: list[float]) -> float:
+    return pct(values, 50)
+
+
+@dataclass
+class Certs:
+    ca: str
+    cert: str
+    key: str
+    server: str
+
+    def client_context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(cafile=self.ca)
+        ctx.check_hostname = False  # the serving certificate names 127.0.0.1 too, but we only care about the CA
+        ctx.load_cert_chain(self.cert, self.key)
+        return ctx
+
+
+def read_kubeconfig(path: str, outdir: str) -> Certs:
+    """Write the CA and the admin client certificate of a kubeconfig to files (http.client wants files)."""
+    with open(path) as f:
+        cfg = yaml.safe_load(f)
+    cluster = cfg["clusters"][0]["cluster"]
+    user = cfg["users"][0]["user"]
+    files = {}
+    for name, data in (
+        ("ca.crt", cluster["certificate-authority-data"]),
+        ("client.crt", user["client-certificate-data"]),
+        ("client.key", user["client-key-data"]),
+    ):
+        p = os.path.join(outdir, name)
+        with open(p, "wb") as out:
+            out.write(base64.b64decode(data))
+        os.chmod(p, 0o600)
+        files[name] = p
+    return Certs(files["ca.crt"], files["client.crt"], files["client.key"], cluster["server"])
+
+
+def readyz(port: int, timeout: float = 1.0) -> bool:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        conn = http.client.HTTPSConnection(HOST, port, context=ctx, timeout=timeout)
+        conn.request("GET", "/readyz")
+        resp = conn.getresponse()
+        ok = resp.status == 200 and resp.read().strip() == b"ok"
+        conn.close()
+        return ok
+    except OSError:
+        return False
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    port: int
+    data_dir: str
+    started: float
+    ready_after: float = 0.0
+    certs: Certs | None = None
+    _own_dir: bool = field(default=False, repr=False)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait_ready(self, timeout: float = 30.0, interval: float = 0.005) -> float:
+        deadline = self.started + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
+            if readyz(self.port):
+                self.ready_after = time.monotonic() - self.started
+                return self.ready_after
+            time.sleep(interval)
+        raise RuntimeError(f"server not ready after {timeout}s: {self.log_tail()}")
+
+    def log_tail(self) -> str:
+        with contextlib.suppress(OSError), open(os.path.join(self.data_dir, "server.log"), "rb") as f:
+            return f.read()[-2000:].decode(errors="replace")
+        return ""
+
+    def load_certs(self) -> Certs:
+        if self.certs is None:
+            pki = tempfile.mkdtemp(prefix="bench-certs-")
+            self.certs = read_kubeconfig(os.path.join(self.data_dir, "admin.kubeconfig"), pki)
+            self.certs.server = os.path.join(self.data_dir, "pki")
+        return self.certs
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self._own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+        if self.certs is not None:
+            shutil.rmtree(os.path.dirname(self.certs.ca), ignore_errors=True)
+
+
+def start_server(data_dir: str | None = None, args: tuple[str, ...] = (), wait: bool = True) -> Server:
+    """`python -m kube_apiserver` on a free port and an empty data dir (a temporary one unless given)."""
+    own = data_dir is None
+    if data_dir is None:
+        data_dir = tempfile.mkdtemp(prefix="bench-apiserver-")
+    port = free_port()
+    log = open(os.path.join(data_dir, "server.log"), "wb")  # noqa: SIM115 - the child keeps it
+    cmd = [sys.executable, "-m", "kube_apiserver", "--data-dir", data_dir, "--secure-port", str(port),
+           "--bind-address", HOST, *args]
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+    log.close()
+    server = Server(proc, port, data_dir, started, _own_dir=own)
+    if wait:
+        try:
+            server.wait_ready()
+            server.load_certs()
+        except BaseException:
+            server.stop()
+            raise
+    return server
+
+
+def connect(port: int, ctx: ssl.SSLContext, timeout: float = 60.0) -> http.client.HTTPSConnection:
+    conn = http.client.HTTPSConnection(HOST, port, context=ctx, timeout=timeout)
+    conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
+def request(conn: http.client.HTTPSConnection, method: str, path: str, body: bytes | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    conn.request(method, path, body=body, headers=headers or {})
+    resp = conn.getresponse()
+    return resp.status, resp.read()
+
+
+def configmap(name: str, size: int = 1024, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"payload": "x" * size}}
+
+
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+CM_PATH = "/api/v1/namespaces/default/configmaps"
+
+# A request maker: (process index, thread index, sequence number) -> (method, path, body, expected status)
+RequestMaker = Callable[[int, int, int], tuple[str, str, bytes | None, int]]
+
+
+@dataclass
+class LoadResult:
+    count: int
+    errors: int
+    elapsed: float
+    latencies: array  # seconds, one per request
+    first_error: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.elapsed if self.elapsed else 0.0
+
+    def summary(self) -> str:
+        return (f"{self.rate:,.0f} req/s, p50 {pct(self.latencies, 50) * 1000:.1f} ms, "
+                f"p99 {pct(self.latencies, 99) * 1000:.1f} ms ({self.count} requests, {self.errors} errors)")
+
+
+def _load_worker(pi: int, threads: int, port: int, ctx_factory: Callable[[], ssl.SSLContext], make: RequestMaker,
+                 duration: float, barrier: Any, out: Any) -> None:
+    ctx = ctx_factory()
+    results: list[tuple[int, int, float, float, array, str]] = []
+    lock = threading.Lock()
+
+    def run(ti: int) -> None:
+        lat = array("d")
+        errors = 0
+        first_error = ""
+        conn = connect(port, ctx)
+        barrier.wait()
+        start = time.monotonic()
+        deadline = start + duration
+        i = 0
+        now = start
+        while now < deadline:
+            method, path, body, want = make(pi, ti, i)
+            t0 = time.perf_counter()
+            try:
+                status, data = request(conn, method, path, body, JSON_HEADERS)
+            except (OSError, http.client.HTTPException) as e:
+                status, data = -1, str(e).encode()
+                conn.close()
+                conn = connect(port, ctx)
+            lat.append(time.perf_counter() - t0)
+            if status != want:
+                errors += 1
+                first_error = first_error or f"{status}: {data[:300]!r}"
+            i += 1
+            now = time.monotonic()
+        conn.close()
+        with lock:
+            results.append((i, errors, start, now, lat, first_error))
+
+    ts = [threading.Thread(target=run, args=(ti,)) for ti in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out.send(results)
+    out.close()
+
+
+def http_load(port: int, ctx_factory: Callable[[], ssl.SSLContext], make: RequestMaker, *, procs: int,
+              threads: int, duration: float) -> LoadResult:
+    """procs client processes x threads keep-alive connections, each sending requests back to back for duration."""
+    barrier = FORK.Barrier(procs * threads)
+    pipes = []
+    workers = []
+    for pi in range(procs):
+        recv, send = FORK.Pipe(duplex=False)
+        p = FORK.Process(target=_load_worker, args=(pi, threads, port, ctx_factory, make, duration, barrier, send),
+                         daemon=True)
+        p.start()
+        send.close()
+        pipes.append(recv)
+        workers.append(p)
+    total = LoadResult(0, 0, 0.0, array("d"))
+    starts, ends = [], []
+    for recv in pipes:
+        for count, errors, start, end, lat, first_error in recv.recv():
+            total.count += count
+            total.errors += errors
+            total.latencies.extend(lat)
+            total.first_error = total.first_error or first_error
+            starts.append(start)
+            ends.append(end)
+    for p in workers:
+        p.join()
+    total.elapsed = max(ends) - min(starts)
+    return total
+
+
+def create_objects(port: int, ctx_factory: Callable[[], ssl.SSLContext], n: int, *, procs: int = 2,
+                   threads: int = 16, size: int = 1024, prefix: str = "cm") -> int:
+    """Create n ConfigMaps named {prefix}-{i:06} as fast as the server takes them; returns how many failed."""
+    per_thread = -(-n // (procs * threads))
+    barrier = FORK.Barrier(procs * threads)
+    body_pad = "x" * size
+
+    def worker(pi: int, out: Any) -> None:
+        ctx = ctx_factory()
+        failed = [0]
+
+        def run(ti: int) -> None:
+            conn = connect(port, ctx)
+            barrier.wait()
+            base = (pi * threads + ti) * per_thread
+            for i in range(base, min(base + per_thread, n)):
+                obj = {"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": f"{prefix}-{i:06}", "namespace": "default"}, "data": {"payload": body_pad}}
+                status, _ = request(conn, "POST", CM_PATH, json.dumps(obj).encode(), JSON_HEADERS)
+                if status != 201:
+                    failed[0] += 1
+            conn.close()
+
+        ts = [threading.Thread(target=run, args=(ti,)) for ti in range(threads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        out.send(failed[0])
+
+    pipes, workers = [], []
+    for pi in range(procs):
+        recv, send = FORK.Pipe(duplex=False)
+        p = FORK.Process(target=worker, args=(pi, send), daemon=True)
+        p.start()
+        send.close()
+        pipes.append(recv)
+        workers.append(p)
+    failed = sum(r.recv() for r in pipes)
+    for p in workers:
+        p.join()
+    return failed
+
+
+def ratio_line(name: str, value: float, ceiling: float, target: str) -> str:
+    return f"{name}: {value / ceiling * 100:.1f}% of the ceiling (target {target})"

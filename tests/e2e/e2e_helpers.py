@@ -1,0 +1,94 @@
+"""Small helpers shared by the e2e tests (kept out of conftest so test modules can import them)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+
+import yaml
+
+
+def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05, message: str = "condition"):
+    """Poll predicate until it returns a truthy value (returned) or the deadline passes (AssertionError)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {message}")
+        time.sleep(interval)
+
+
+def parse_table(text: str) -> list[dict[str, str]]:
+    """Parse kubectl's column output into dicts, cutting at the header's column starts (cells may be empty)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return []
+    header = lines[0]
+    starts, names = [], []
+    # Columns are separated by at least two spaces ("NOMINATED NODE" has one inside).
+    pos = 0
+    for part in header.split("  "):
+        if part.strip():
+            idx = header.index(part.strip(), pos)
+            starts.append(idx)
+            names.append(part.strip())
+            pos = idx + len(part.strip())
+    rows = []
+    for line in lines[1:]:
+        row = {}
+        for n, (name, start) in enumerate(zip(names, starts, strict=True)):
+            end = starts[n + 1] if n + 1 < len(starts) else None
+            row[name] = line[start:end].strip()
+        rows.append(row)
+    return rows
+
+
+def header_of(text: str) -> list[str]:
+    first = text.splitlines()[0]
+    return [p.strip() for p in first.split("  ") if p.strip()]
+
+
+def yaml_docs(text: str):
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def dump(obj) -> str:
+    return json.dumps(obj)
+
+
+class LineReader:
+    """Collect a subprocess's stdout lines on a thread so tests can wait for lines with a deadline."""
+
+    def __init__(self, stream):
+        self.lines: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream):
+        for line in stream:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def snapshot(self) -> list[str]:
+        with self._lock:
+            return list(self.lines)
+
+    def wait_for(self, predicate, timeout: float = 10.0, message: str = "a line"):
+        """Wait for a line satisfying predicate; returns it."""
+
+        def find():
+            for line in self.snapshot():
+                if predicate(line):
+                    return line
+            return None
+
+        try:
+            return wait_until(find, timeout=timeout, message=message)
+        except AssertionError as e:
+            raise AssertionError(f"{e}; lines so far: {self.snapshot()!r}") from None

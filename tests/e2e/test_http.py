@@ -1,0 +1,312 @@
+"""Raw HTTPS against the server: Status bodies, limits, negotiation, tables, aggregated discovery, watch-list
+bookmarks and authentication, checked byte-for-byte where clients depend on it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+STATUS_KEYS = ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
+DISCOVERY_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+DISCOVERY_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+KUBECTL_DISCOVERY_ACCEPT = f"{DISCOVERY_V2},{DISCOVERY_V2BETA1},application/json"
+TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+def status_of(r, code: int, reason: str) -> dict:
+    assert r.status_code == code, r.text[:500]
+    assert r.headers["Content-Type"] == "application/json", r.headers
+    body = json.loads(r.text)  # dicts keep the document's key order
+    assert body["kind"] == "Status" and body["apiVersion"] == "v1", body
+    assert body["status"] == "Failure" and body["reason"] == reason and body["code"] == code, body
+    assert body["metadata"] == {}
+    return body
+
+
+def post_cm(server, ns, name="x", **kw):
+    return server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
+                          json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}, **kw)
+
+
+def test_not_found_status_key_order(server, ns):
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/nope")
+    body = status_of(r, 404, "NotFound")
+    assert list(body) == STATUS_KEYS
+    assert body["message"] == 'configmaps "nope" not found'
+    assert body["details"] == {"name": "nope", "kind": "configmaps"}
+    # Byte-exact, as some clients compare the whole body.
+    assert r.text.rstrip("\n") == (
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"nope\\" not found",'
+        '"reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}')
+
+
+def test_not_found_grouped_resource(server, ns):
+    r = server.request("GET", f"/apis/apps/v1/namespaces/{ns}/deployments/nope")
+    body = status_of(r, 404, "NotFound")
+    assert body["message"] == 'deployments.apps "nope" not found'
+    assert body["details"] == {"name": "nope", "group": "apps", "kind": "deployments"}
+    assert list(body) == STATUS_KEYS
+
+
+@pytest.mark.parametrize("path", ["/no/such/path", "/apis/nope.example.com/v1/things", "/api/v1/flurbles"])
+def test_unknown_path_is_404_status(server, path):
+    body = status_of(server.request("GET", path), 404, "NotFound")
+    assert body["message"] == "the server could not find the requested resource"
+    assert list(body) == STATUS_KEYS
+
+
+def test_already_exists(server, ns):
+    assert post_cm(server, ns, "twice").status_code == 201
+    body = status_of(post_cm(server, ns, "twice"), 409, "AlreadyExists")
+    assert body["message"] == 'configmaps "twice" already exists'
+    assert body["details"] == {"name": "twice", "kind": "configmaps"}
+    assert list(body) == STATUS_KEYS
+
+
+def test_body_too_large(server, ns):
+    big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"}, "data": {"k": "x" * (3 << 20)}}
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data=json.dumps(big),
+                       headers={"Content-Type": "application/json"})
+    body = status_of(r, 413, "RequestEntityTooLarge")
+    assert "limit is 3145728" in body["message"]
+    assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/huge").status_code == 404
+
+
+def test_object_too_large_for_storage(server, ns):
+    # Under the request limit but over the 1 MiB a ConfigMap may hold.
+    big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"k": "x" * (1 << 20)}}
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", json=big)
+    body = status_of(r, 422, "Invalid")
+    # The detail's wording changed across releases ("must have at most" / "may not be more than").
+    assert body["message"].startswith('ConfigMap "big" is invalid: []: Too long: ')
+    assert body["message"].endswith(" 1048576 bytes")
+
+
+def test_malformed_json(server, ns):
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data="{bad json",
+                       headers={"Content-Type": "application/json"})
+    body = status_of(r, 400, "BadRequest")
+    assert list(body) == ["kind", "apiVersion", "metadata", "status", "message", "reason", "code"]
+
+
+def test_wrong_content_type(server, ns):
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data="name: x",
+                       headers={"Content-Type": "text/plain"})
+    body = status_of(r, 415, "UnsupportedMediaType")
+    assert body["message"].startswith("the body of the request was in an unknown format - accepted media types "
+                                      "include: application/json, application/yaml")
+
+
+def test_yaml_body_is_accepted(server, ns):
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
+                       data="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromyaml\ndata:\n  a: b\n",
+                       headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == {"a": "b"}
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/fromyaml", headers={"Accept": "application/yaml"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/yaml"
+    assert "name: fromyaml" in r.text
+
+
+def test_not_acceptable(server, ns):
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/xml"})
+    body = status_of(r, 406, "NotAcceptable")
+    assert body["message"].startswith("only the following media types are accepted: application/json, "
+                                      "application/yaml")
+
+
+def test_wildcard_accept(server, ns):
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "*/*"})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
+    assert r.json()["kind"] == "ConfigMapList"
+
+
+def test_method_not_allowed(server, ns):
+    assert post_cm(server, ns, "m").status_code == 201
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps/m", json={})
+    status_of(r, 405, "MethodNotAllowed")
+
+
+def test_table(server, ns):
+    assert post_cm(server, ns, "t1").status_code == 201
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": TABLE_ACCEPT})
+    assert r.status_code == 200, r.text
+    assert r.headers["Content-Type"] == "application/json;as=Table;v=v1;g=meta.k8s.io"
+    table = r.json()
+    assert table["kind"] == "Table" and table["apiVersion"] == "meta.k8s.io/v1"
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Data", "Age"]
+    assert {"name", "type", "format", "description", "priority"} <= set(table["columnDefinitions"][0])
+    assert table["metadata"]["resourceVersion"]
+    row = next(r for r in table["rows"] if r["cells"][0] == "t1")
+    assert row["cells"][1] == 0
+    # includeObject defaults to Metadata: a PartialObjectMetadata per row.
+    assert row["object"]["kind"] == "PartialObjectMetadata"
+    assert row["object"]["apiVersion"] == "meta.k8s.io/v1"
+    assert row["object"]["metadata"]["name"] == "t1"
+
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=Object",
+                       headers={"Accept": TABLE_ACCEPT})
+    row = r.json()["rows"][0]
+    assert row["object"]["kind"] == "ConfigMap"
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=None",
+                       headers={"Accept": TABLE_ACCEPT})
+    assert "object" not in r.json()["rows"][0] or r.json()["rows"][0]["object"] is None
+
+
+def test_partial_object_metadata(server, ns):
+    assert post_cm(server, ns, "pom").status_code == 201
+    accept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": accept})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kind"] == "PartialObjectMetadataList" and body["apiVersion"] == "meta.k8s.io/v1"
+    assert body["items"][0]["kind"] == "PartialObjectMetadata"
+    assert "data" not in body["items"][0]
+
+
+@pytest.mark.parametrize("path", ["/apis", "/api"])
+def test_aggregated_discovery(server, path):
+    r = server.request("GET", path, headers={"Accept": KUBECTL_DISCOVERY_ACCEPT})
+    assert r.status_code == 200
+    assert r.headers["Content-Type"] == DISCOVERY_V2
+    assert "Accept" in r.headers.get("Vary", "")
+    body = r.json()
+    assert body["kind"] == "APIGroupDiscoveryList" and body["apiVersion"] == "apidiscovery.k8s.io/v2"
+    groups = {g["metadata"].get("name", ""): g for g in body["items"]}
+    if path == "/api":
+        assert list(groups) == [""]
+        resources = {res["resource"]: res for res in groups[""]["versions"][0]["resources"]}
+        pods = resources["pods"]
+        assert pods["scope"] == "Namespaced" and pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"}
+        assert pods["singularResource"] == "pod" and pods["shortNames"] == ["po"]
+        assert "status" in {s["subresource"] for s in pods["subresources"]}
+    else:
+        assert "" not in groups and "apps" in groups
+        apps = groups["apps"]
+        assert apps["versions"][0]["version"] == "v1"
+        assert apps["versions"][0].get("freshness", "Current") == "Current"
+        deploy = next(res for res in apps["versions"][0]["resources"] if res["resource"] == "deployments")
+        assert deploy["shortNames"] == ["deploy"] and deploy["categories"] == ["all"]
+        assert {"scale", "status"} <= {s["subresource"] for s in deploy["subresources"]}
+
+
+@pytest.mark.parametrize("path", ["/apis", "/api"])
+def test_aggregated_discovery_v2beta1_and_fallback(server, path):
+    r = server.request("GET", path, headers={"Accept": f"{DISCOVERY_V2BETA1},application/json"})
+    assert r.status_code == 200
+    assert r.headers["Content-Type"] == DISCOVERY_V2BETA1
+    assert r.json()["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
+    r = server.request("GET", path, headers={"Accept": "application/json"})
+    assert r.status_code == 200
+    assert r.json()["kind"] == ("APIVersions" if path == "/api" else "APIGroupList")
+
+
+def _watch_lines(server, path: str, until, timeout_seconds: int = 10) -> list[dict]:
+    events = []
+    with server.request("GET", path + f"&timeoutSeconds={timeout_seconds}", stream=True,
+                        timeout=timeout_seconds + 10) as r:
+        assert r.status_code == 200, r.text
+        assert r.headers["Content-Type"] == "application/json"
+        assert r.headers.get("Transfer-Encoding") == "chunked"
+        for line in r.iter_lines():
+            if not line:
+                continue
+            events.append(json.loads(line))
+            if until(events):
+                break
+    return events
+
+
+def test_watch_list_initial_events_end_bookmark(server, ns):
+    for name in ("w1", "w2", "w3"):
+        assert post_cm(server, ns, name).status_code == 201
+    path = (f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=true"
+            "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+    events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
+    initial = [(e["type"], e["object"]["metadata"]["name"]) for e in events[:-1]]
+    assert sorted(initial) == [("ADDED", "w1"), ("ADDED", "w2"), ("ADDED", "w3")]
+    bookmark = events[-1]
+    assert bookmark["type"] == "BOOKMARK"
+    obj = bookmark["object"]
+    assert obj["kind"] == "ConfigMap" and obj["apiVersion"] == "v1"
+    assert obj["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert int(obj["metadata"]["resourceVersion"]) >= max(int(e["object"]["metadata"]["resourceVersion"])
+                                                          for e in events[:-1])
+
+
+def test_watch_list_empty_collection_still_bookmarks(server, ns):
+    path = (f"/api/v1/namespaces/{ns}/secrets?watch=true&sendInitialEvents=true"
+            "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+    events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
+    assert len(events) == 1
+    assert events[0]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
+def test_watch_list_requires_resource_version_match(server, ns):
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=true")
+    body = status_of(r, 422, "Invalid")
+    assert "resourceVersionMatch" in body["message"]
+
+
+def test_watch_too_old_resource_version_via_http(server, ns):
+    # A resourceVersion far below anything kept yields an ERROR event with a 410 Status (or 410 up front).
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?watch=true&resourceVersion=1&timeoutSeconds=5",
+                       stream=True)
+    with r:
+        if r.status_code == 410:
+            status = r.json()
+        else:
+            assert r.status_code == 200
+            # The shared server has had many writes, yet the watch cache may still hold revision 1; accept either.
+            first = next((line for line in r.iter_lines() if line), None)
+            if first is None:
+                pytest.skip("watch cache still covers revision 1")
+            event = json.loads(first)
+            if event["type"] != "ERROR":
+                pytest.skip("watch cache still covers revision 1")
+            status = event["object"]
+    assert status["kind"] == "Status" and status["code"] == 410 and status["reason"] in ("Expired", "Gone")
+
+
+def test_anonymous_requests(server):
+    r = server.anonymous("GET", "/api/v1/namespaces")
+    body = status_of(r, 403, "Forbidden")
+    assert body["message"] == ('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
+                               'in API group "" at the cluster scope')
+    assert body["details"] == {"kind": "namespaces"}
+    assert list(body) == STATUS_KEYS
+    for path in ("/healthz", "/livez", "/readyz"):
+        r = server.anonymous("GET", path)
+        assert r.status_code == 200 and r.text == "ok", (path, r.text)
+    r = server.anonymous("GET", "/version")
+    assert r.status_code == 200 and r.json()["major"] == "1"
+
+
+def test_bad_bearer_token_is_401(server):
+    r = server.anonymous("GET", "/api/v1/namespaces", headers={"Authorization": "Bearer not-a-real-token"})
+    assert r.status_code == 401, r.text
+    assert r.headers["Content-Type"] == "application/json"
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+    # Even health endpoints refuse a request whose credentials fail.
+    assert server.anonymous("GET", "/healthz", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_get_list_resource_versions(server, ns):
+    r = post_cm(server, ns, "rv")
+    created_rv = int(r.json()["metadata"]["resourceVersion"])
+    lst = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps").json()
+    assert lst["kind"] == "ConfigMapList" and lst["apiVersion"] == "v1"
+    assert int(lst["metadata"]["resourceVersion"]) >= created_rv
+    # resourceVersion=0: served from the cache, any freshness.
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion=0")
+    assert r.status_code == 200
+    # A list at an exact, too-old revision is 410 Expired.
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion=1&resourceVersionMatch=Exact")
+    assert r.status_code in (200, 410), r.text
+    # A future revision is a timeout error, not a hang.
+    future = int(lst["metadata"]["resourceVersion"]) + 1000
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)
+    assert r.status_code == 504, r.text
+    assert r.json()["reason"] == "Timeout"

@@ -1,0 +1,426 @@
+"""The everyday kubectl workflow on built-in kinds: create, get (every output format), label, annotate, replace,
+delete, describe; with kubectl 1.33 (default) and a subset with kubectl 1.27."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import pytest
+import yaml
+from e2e_helpers import header_of, parse_table
+
+
+@dataclass
+class Kind:
+    resource: str  # as in "configmaps" or "deployments.apps"
+    type_name: str  # kubectl's prefix: "configmap", "deployment.apps"
+    name: str
+    manifest: dict
+    columns: list[str]
+    wide: list[str] = field(default_factory=list)
+
+
+def _pod_spec(image="nginx:1.27"):
+    return {"containers": [{"name": "main", "image": image}]}
+
+
+KINDS = {
+    "configmap": Kind(
+        "configmaps", "configmap", "cm1",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm1"}, "data": {"k1": "v1", "k2": "v2"}},
+        ["NAME", "DATA", "AGE"]),
+    "secret": Kind(
+        "secrets", "secret", "sec1",
+        {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec1"}, "stringData": {"user": "admin"}},
+        ["NAME", "TYPE", "DATA", "AGE"]),
+    "deployment": Kind(
+        "deployments.apps", "deployment.apps", "dep1",
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "dep1"},
+         "spec": {"selector": {"matchLabels": {"app": "dep1"}},
+                  "template": {"metadata": {"labels": {"app": "dep1"}}, "spec": _pod_spec()}}},
+        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"]),
+    "service": Kind(
+        "services", "service", "svc1",
+        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc1"},
+         "spec": {"selector": {"app": "dep1"}, "ports": [{"port": 80}]}},
+        ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], ["SELECTOR"]),
+    "pod": Kind(
+        "pods", "pod", "pod1",
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pod1"}, "spec": _pod_spec()},
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]),
+    "job": Kind(
+        "jobs.batch", "job.batch", "job1",
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job1"},
+         "spec": {"template": {"spec": {"restartPolicy": "Never", **_pod_spec("busybox:1.36")}}}},
+        ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"]),
+}
+
+
+def check_defaults(kind: str, obj: dict) -> None:
+    """What kube-apiserver fills in on create, as users see it in -o yaml."""
+    spec = obj.get("spec", {})
+    if kind == "configmap":
+        assert obj["data"] == {"k1": "v1", "k2": "v2"}
+    elif kind == "secret":
+        assert obj["type"] == "Opaque"
+        assert obj["data"] == {"user": "YWRtaW4="}
+        assert "stringData" not in obj
+    elif kind == "deployment":
+        assert obj["metadata"]["generation"] == 1
+        assert spec["replicas"] == 1
+        assert spec["strategy"]["type"] == "RollingUpdate"
+        assert spec["strategy"]["rollingUpdate"] == {"maxSurge": "25%", "maxUnavailable": "25%"}
+        assert spec["revisionHistoryLimit"] == 10
+        assert spec["progressDeadlineSeconds"] == 600
+        assert spec["template"]["spec"]["restartPolicy"] == "Always"
+    elif kind == "service":
+        assert spec["type"] == "ClusterIP"
+        assert spec["clusterIP"] and spec["clusterIP"] != "None"
+        assert spec["clusterIPs"] == [spec["clusterIP"]]
+        assert spec["sessionAffinity"] == "None"
+        assert spec["ports"][0]["protocol"] == "TCP"
+        assert spec["ports"][0]["targetPort"] == 80
+    elif kind == "pod":
+        assert obj["status"]["phase"] == "Pending"
+        assert spec["restartPolicy"] == "Always"
+        assert spec["dnsPolicy"] == "ClusterFirst"
+        assert spec["terminationGracePeriodSeconds"] == 30
+        assert spec["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+    elif kind == "job":
+        uid = obj["metadata"]["uid"]
+        assert spec["selector"]["matchLabels"] == {"batch.kubernetes.io/controller-uid": uid}
+        labels = spec["template"]["metadata"]["labels"]
+        assert labels["batch.kubernetes.io/controller-uid"] == uid
+        assert labels["batch.kubernetes.io/job-name"] == "job1"
+        assert spec["backoffLimit"] == 6
+        assert spec["completions"] == 1 and spec["parallelism"] == 1
+
+
+def mutate_for_replace(kind: str, obj: dict) -> None:
+    obj["metadata"].setdefault("labels", {})["replaced"] = "yes"
+    if kind == "configmap":
+        obj["data"]["k3"] = "v3"
+    elif kind == "deployment":
+        obj["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
+    elif kind == "pod":
+        obj["spec"]["containers"][0]["image"] = "nginx:1.28"
+
+
+def check_replaced(kind: str, before: dict, after: dict) -> None:
+    assert after["metadata"]["labels"]["replaced"] == "yes"
+    assert int(after["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+    assert after["metadata"]["uid"] == before["metadata"]["uid"]
+    if kind == "configmap":
+        assert after["data"]["k3"] == "v3"
+    elif kind == "deployment":
+        assert after["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.28"
+        assert after["metadata"]["generation"] == 2
+    elif kind == "pod":
+        assert after["spec"]["containers"][0]["image"] == "nginx:1.28"
+    elif kind == "service":
+        assert after["spec"]["clusterIP"] == before["spec"]["clusterIP"]
+
+
+def crud_cycle(server, ns: str, kind: str, version: str | None) -> None:
+    k = KINDS[kind]
+
+    def kc(*args, **kw):
+        return server.kubectl("-n", ns, *args, version=version, **kw)
+
+    res = kc("create", "-f", "-", input=yaml.safe_dump(k.manifest))
+    assert res.stdout.strip() == f"{k.type_name}/{k.name} created"
+
+    # Table: server-side columns.
+    out = kc("get", k.resource, k.name).stdout
+    assert header_of(out) == k.columns
+    rows = parse_table(out)
+    assert [r["NAME"] for r in rows] == [k.name]
+    out = kc("get", k.resource, "-o", "wide").stdout
+    assert header_of(out) == k.columns + k.wide
+    assert parse_table(out)[0]["NAME"] == k.name
+
+    obj = yaml.safe_load(kc("get", k.resource, k.name, "-o", "yaml").stdout)
+    assert obj["kind"] == k.manifest["kind"] and obj["apiVersion"] == k.manifest["apiVersion"]
+    meta = obj["metadata"]
+    assert meta["name"] == k.name and meta["namespace"] == ns
+    assert meta["uid"] and meta["resourceVersion"] and meta["creationTimestamp"].endswith("Z")
+    check_defaults(kind, obj)
+
+    lst = json.loads(kc("get", k.resource, "-o", "json").stdout)
+    assert lst["kind"] == "List" and [i["metadata"]["name"] for i in lst["items"]] == [k.name]
+    assert kc("get", k.resource, "-o", "name").stdout.split() == [f"{k.type_name}/{k.name}"]
+
+    assert kc("label", k.resource, k.name, "e2e=yes").stdout.strip() == f"{k.type_name}/{k.name} labeled"
+    assert kc("get", k.resource, "-l", "e2e=yes", "-o", "name").stdout.split() == [f"{k.type_name}/{k.name}"]
+    res = kc("get", k.resource, "-l", "e2e=no")
+    assert res.stdout == "" and res.stderr.strip() == f"No resources found in {ns} namespace."
+    assert kc("annotate", k.resource, k.name, "e2e/note=hello").stdout.strip() == f"{k.type_name}/{k.name} annotated"
+
+    before = json.loads(kc("get", k.resource, k.name, "-o", "json").stdout)
+    assert before["metadata"]["labels"]["e2e"] == "yes"
+    assert before["metadata"]["annotations"]["e2e/note"] == "hello"
+    changed = json.loads(json.dumps(before))
+    mutate_for_replace(kind, changed)
+    res = kc("replace", "-f", "-", input=json.dumps(changed))
+    assert res.stdout.strip() == f"{k.type_name}/{k.name} replaced"
+    after = json.loads(kc("get", k.resource, k.name, "-o", "json").stdout)
+    check_replaced(kind, before, after)
+
+    # Replacing with the old resourceVersion is a conflict.
+    res = kc("replace", "-f", "-", input=json.dumps(before), check=False)
+    assert res.returncode == 1
+    assert "Error from server (Conflict)" in res.stderr
+    assert "the object has been modified; please apply your changes to the latest version and try again" in res.stderr
+
+    started = time.monotonic()
+    res = kc("delete", k.resource, k.name, timeout=30)
+    assert res.stdout.strip() == f'{k.type_name} "{k.name}" deleted'
+    assert time.monotonic() - started < 10
+    res = kc("get", k.resource, k.name, check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip() == f'Error from server (NotFound): {k.resource} "{k.name}" not found'
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_crud(server, ns, kind):
+    crud_cycle(server, ns, kind, None)
+
+
+@pytest.mark.parametrize("kind", ["configmap", "deployment", "service"])
+def test_crud_kubectl_1_27(server, ns, kind):
+    crud_cycle(server, ns, kind, "1.27")
+
+
+def test_get_yaml_and_json_of_single_object_and_list(server, ns):
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["configmap"].manifest))
+    docs = yaml.safe_load(server.kubectl("-n", ns, "get", "cm", "-o", "yaml").stdout)
+    assert docs["kind"] == "List" and docs["apiVersion"] == "v1"
+    assert docs["items"][0]["kind"] == "ConfigMap"
+    one = json.loads(server.kubectl("-n", ns, "get", "cm", "cm1", "-o", "json").stdout)
+    assert one["kind"] == "ConfigMap"
+    # jsonpath and custom-columns are computed client-side from the objects.
+    assert server.kubectl("-n", ns, "get", "cm", "cm1", "-o", "jsonpath={.data.k1}").stdout == "v1"
+    out = server.kubectl("-n", ns, "get", "cm", "-o", "custom-columns=N:.metadata.name,K:.data.k2").stdout
+    assert parse_table(out) == [{"N": "cm1", "K": "v2"}]
+    # --sort-by asks the server for the objects inside the table.
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a-first"}}))
+    out = server.kubectl("-n", ns, "get", "cm", "--sort-by=.metadata.name", "-o", "name").stdout.split()
+    assert out == sorted(out)
+    assert "configmap/a-first" in out and "configmap/cm1" in out
+
+
+def test_get_all_namespaces_and_show_labels(server, ns):
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "lbl", "labels": {"tier": "web"}}}))
+    out = server.kubectl("get", "configmaps", "-A", "--show-labels").stdout
+    assert header_of(out) == ["NAMESPACE", "NAME", "DATA", "AGE", "LABELS"]
+    rows = [r for r in parse_table(out) if r["NAMESPACE"] == ns]
+    assert rows == [{"NAMESPACE": ns, "NAME": "lbl", "DATA": "0", "AGE": rows[0]["AGE"], "LABELS": "tier=web"}]
+    out = server.kubectl("get", "configmaps", "-A", "-l", "tier=web", "-o", "name").stdout.split()
+    assert "configmap/lbl" in out
+    out = server.kubectl("get", "configmaps", "-n", ns, "--field-selector", "metadata.name=lbl", "-o", "name")
+    assert out.stdout.split() == ["configmap/lbl"]
+
+
+@pytest.mark.parametrize("version", [None, "1.27"], ids=["kubectl-1.33", "kubectl-1.27"])
+def test_imperative_generators(server, ns, version):
+    def kc(*args, **kw):
+        return server.kubectl("-n", ns, *args, version=version, **kw)
+
+    assert kc("create", "configmap", "gen-cm", "--from-literal=a=1", "--from-literal=b=2").stdout.strip() == \
+        "configmap/gen-cm created"
+    assert kc("create", "secret", "generic", "gen-sec", "--from-literal=pw=s3cret").stdout.strip() == \
+        "secret/gen-sec created"
+    assert kc("create", "deployment", "gen-dep", "--image=nginx:1.27", "--replicas=2").stdout.strip() == \
+        "deployment.apps/gen-dep created"
+    assert kc("create", "service", "clusterip", "gen-svc", "--tcp=8080:80").stdout.strip() == \
+        "service/gen-svc created"
+    assert kc("create", "job", "gen-job", "--image=busybox:1.36", "--", "true").stdout.strip() == \
+        "job.batch/gen-job created"
+    assert kc("run", "gen-pod", "--image=nginx:1.27", "--labels=run=gen-pod").stdout.strip() == "pod/gen-pod created"
+
+    cm = json.loads(kc("get", "cm", "gen-cm", "-o", "json").stdout)
+    assert cm["data"] == {"a": "1", "b": "2"}
+    sec = json.loads(kc("get", "secret", "gen-sec", "-o", "json").stdout)
+    assert sec["data"] == {"pw": "czNjcmV0"}
+    dep = json.loads(kc("get", "deploy", "gen-dep", "-o", "json").stdout)
+    assert dep["spec"]["replicas"] == 2
+    assert dep["spec"]["selector"] == {"matchLabels": {"app": "gen-dep"}}
+    svc = json.loads(kc("get", "svc", "gen-svc", "-o", "json").stdout)
+    assert svc["spec"]["ports"][0]["port"] == 8080 and svc["spec"]["ports"][0]["targetPort"] == 80
+    job = json.loads(kc("get", "job", "gen-job", "-o", "json").stdout)
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["true"]
+    pod = json.loads(kc("get", "pod", "gen-pod", "-o", "json").stdout)
+    assert pod["metadata"]["labels"] == {"run": "gen-pod"}
+    names = kc("get", "deploy,svc,job,pod,cm,secret", "-o", "name").stdout.split()
+    assert {"deployment.apps/gen-dep", "service/gen-svc", "job.batch/gen-job", "pod/gen-pod", "configmap/gen-cm",
+            "secret/gen-sec"} <= set(names)
+
+
+def test_create_namespace_with_kubectl(server):
+    name = f"kubectl-ns-{int(time.time() * 1000) % 10**8}"
+    assert server.kubectl("create", "ns", name).stdout.strip() == f"namespace/{name} created"
+    out = server.kubectl("get", "ns", name).stdout
+    assert header_of(out) == ["NAME", "STATUS", "AGE"]
+    assert parse_table(out)[0]["STATUS"] == "Active"
+    obj = json.loads(server.kubectl("get", "ns", name, "-o", "json").stdout)
+    assert obj["metadata"]["labels"] == {"kubernetes.io/metadata.name": name}
+    assert obj["spec"] == {"finalizers": ["kubernetes"]}
+    assert server.kubectl("label", "ns", name, "team=e2e").stdout.strip() == f"namespace/{name} labeled"
+    assert server.kubectl("annotate", "ns", name, "note=x").stdout.strip() == f"namespace/{name} annotated"
+    assert f"namespace/{name}" in server.kubectl("get", "ns", "-l", "team=e2e", "-o", "name").stdout.split()
+    res = server.kubectl("create", "ns", name, check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip() == f'Error from server (AlreadyExists): namespaces "{name}" already exists'
+    server.kubectl("delete", "ns", name, "--timeout=60s", timeout=90)
+
+
+def test_delete_namespace_removes_contents(server):
+    name = f"doomed-{int(time.time() * 1000) % 10**8}"
+    server.create_namespace(name)
+    kinds = ["configmap", "secret", "deployment", "service", "pod", "job"]
+    server.kubectl("-n", name, "create", "-f", "-",
+                   input=yaml.safe_dump_all([KINDS[k].manifest for k in kinds]))
+    started = time.monotonic()
+    res = server.kubectl("delete", "ns", name, "--timeout=60s", timeout=90)
+    assert res.stdout.strip() == f'namespace "{name}" deleted'
+    assert time.monotonic() - started < 30
+    res = server.kubectl("get", "ns", name, check=False)
+    assert res.stderr.strip() == f'Error from server (NotFound): namespaces "{name}" not found'
+    for k in kinds:
+        r = server.request("GET", _path(name, KINDS[k]))
+        assert r.status_code == 404, (k, r.text)
+    # The namespace can be created again, empty.
+    server.create_namespace(name)
+    assert server.kubectl("get", "all,cm,secret", "-n", name, "-o", "name").stdout.split() in (
+        [], ["configmap/kube-root-ca.crt"])
+    server.request("DELETE", f"/api/v1/namespaces/{name}")
+
+
+def _path(ns: str, k: Kind) -> str:
+    api_version = k.manifest["apiVersion"]
+    prefix = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+    return f"{prefix}/namespaces/{ns}/{k.resource.split('.')[0]}/{k.name}"
+
+
+def test_delete_unscheduled_pod_is_prompt(server, ns):
+    server.kubectl("-n", ns, "run", "lonely", "--image=nginx:1.27")
+    started = time.monotonic()
+    res = server.kubectl("-n", ns, "delete", "pod", "lonely", "--timeout=20s", timeout=30)
+    elapsed = time.monotonic() - started
+    assert res.stdout.strip() == 'pod "lonely" deleted'
+    assert elapsed < 5, f"kubectl delete pod took {elapsed:.1f}s"
+    assert server.request("GET", f"/api/v1/namespaces/{ns}/pods/lonely").status_code == 404
+
+
+class TestErrors:
+    def test_get_missing(self, server, ns):
+        res = server.kubectl("-n", ns, "get", "configmap", "nope", check=False)
+        assert res.returncode == 1
+        assert res.stdout == ""
+        assert res.stderr.strip() == 'Error from server (NotFound): configmaps "nope" not found'
+
+    @pytest.mark.parametrize("version", [None, "1.27"], ids=["kubectl-1.33", "kubectl-1.27"])
+    def test_get_missing_grouped(self, server, ns, version):
+        res = server.kubectl("-n", ns, "get", "deploy", "nope", check=False, version=version)
+        assert res.stderr.strip() == 'Error from server (NotFound): deployments.apps "nope" not found'
+
+    def test_delete_missing(self, server, ns):
+        res = server.kubectl("-n", ns, "delete", "configmap", "nope", check=False)
+        assert res.returncode == 1
+        assert res.stderr.strip() == 'Error from server (NotFound): configmaps "nope" not found'
+
+    def test_create_twice_from_file(self, server, ns):
+        manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dup"}})
+        server.kubectl("-n", ns, "create", "-f", "-", input=manifest)
+        res = server.kubectl("-n", ns, "create", "-f", "-", input=manifest, check=False)
+        assert res.returncode == 1
+        assert res.stderr.strip() == \
+            'Error from server (AlreadyExists): error when creating "STDIN": configmaps "dup" already exists'
+
+    def test_create_twice_imperative(self, server, ns):
+        server.kubectl("-n", ns, "create", "configmap", "dup")
+        res = server.kubectl("-n", ns, "create", "configmap", "dup", check=False)
+        assert res.returncode == 1
+        assert res.stderr.strip() == 'error: failed to create configmap: configmaps "dup" already exists'
+
+    def test_list_in_missing_namespace_is_empty(self, server):
+        res = server.kubectl("-n", "no-such-namespace-e2e", "get", "configmaps")
+        assert res.stderr.strip() == "No resources found in no-such-namespace-e2e namespace."
+
+    def test_create_in_missing_namespace(self, server):
+        manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+        res = server.kubectl("-n", "no-such-namespace-e2e", "create", "-f", "-", input=manifest, check=False)
+        assert res.stderr.strip() == \
+            'Error from server (NotFound): error when creating "STDIN": namespaces "no-such-namespace-e2e" not found'
+
+    def test_invalid_name(self, server, ns):
+        manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Bad_Name"}})
+        res = server.kubectl("-n", ns, "create", "-f", "-", input=manifest, check=False)
+        assert res.returncode == 1
+        assert res.stderr.startswith(
+            'The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"), res.stderr
+
+    def test_unknown_field_is_rejected_by_strict_validation(self, server, ns):
+        manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict"},
+                                   "spec": {"x": 1}})
+        res = server.kubectl("-n", ns, "create", "-f", "-", input=manifest, check=False)
+        assert res.returncode == 1
+        assert "Error from server (BadRequest)" in res.stderr, res.stderr
+        assert 'strict decoding error: unknown field "spec"' in res.stderr
+        res = server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=manifest)
+        assert res.stdout.strip() == "configmap/strict created"
+
+    def test_unknown_resource_type(self, server):
+        res = server.kubectl("get", "flurbles", check=False)
+        assert res.returncode == 1
+        assert 'the server doesn\'t have a resource type "flurbles"' in res.stderr
+
+
+class TestDescribe:
+    def test_describe_configmap(self, server, ns):
+        server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["configmap"].manifest))
+        out = server.kubectl("-n", ns, "describe", "configmap", "cm1").stdout
+        lines = out.splitlines()
+        assert lines[0].split() == ["Name:", "cm1"]
+        assert lines[1].split() == ["Namespace:", ns]
+        assert "Data" in lines and "k1:" in lines and "v1" in lines
+        assert lines[-1].split() == ["Events:", "<none>"]
+
+    def test_describe_deployment(self, server, ns):
+        server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["deployment"].manifest))
+        out = server.kubectl("-n", ns, "describe", "deployment", "dep1").stdout
+        fields = {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in out.splitlines()
+                  if ":" in line and not line.startswith(" ")}
+        assert fields["Name"] == "dep1"
+        assert fields["Namespace"] == ns
+        assert fields["Selector"] == "app=dep1"
+        assert fields["StrategyType"] == "RollingUpdate"
+        assert fields["Replicas"].startswith("1 desired")
+        assert "nginx:1.27" in out
+
+    def test_describe_pod_lists_events(self, server, ns):
+        server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["pod"].manifest))
+        pod = json.loads(server.kubectl("-n", ns, "get", "pod", "pod1", "-o", "json").stdout)
+        event = {
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "pod1.e2e"},
+            "involvedObject": {"kind": "Pod", "namespace": ns, "name": "pod1", "uid": pod["metadata"]["uid"],
+                               "apiVersion": "v1"},
+            "reason": "E2EReason", "message": "hello from the e2e test", "type": "Normal",
+            "source": {"component": "e2e"}, "count": 1,
+            "firstTimestamp": pod["metadata"]["creationTimestamp"],
+            "lastTimestamp": pod["metadata"]["creationTimestamp"],
+        }
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(event))
+        out = server.kubectl("-n", ns, "describe", "pod", "pod1").stdout
+        assert "Status:           Pending" in out or "Status:" in out
+        events = out[out.index("Events:"):]
+        assert "E2EReason" in events and "hello from the e2e test" in events
+        # kubectl get events, server-side columns
+        out = server.kubectl("-n", ns, "get", "events").stdout
+        assert header_of(out) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        assert parse_table(out)[0]["OBJECT"] == "pod/pod1"

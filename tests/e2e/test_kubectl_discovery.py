@@ -1,0 +1,137 @@
+"""kubectl's view of the server: discovery, version and the raw health/metrics endpoints."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from e2e_helpers import parse_table
+
+KUBECTL_VERSIONS = [pytest.param(None, id="kubectl-1.33"), pytest.param("1.27", id="kubectl-1.27")]
+
+# resource -> (short names, group/version, namespaced, kind)
+EXPECTED_RESOURCES = {
+    "pods": ("po", "v1", "true", "Pod"),
+    "configmaps": ("cm", "v1", "true", "ConfigMap"),
+    "secrets": ("", "v1", "true", "Secret"),
+    "services": ("svc", "v1", "true", "Service"),
+    "namespaces": ("ns", "v1", "false", "Namespace"),
+    "nodes": ("no", "v1", "false", "Node"),
+    "serviceaccounts": ("sa", "v1", "true", "ServiceAccount"),
+    "events": ("ev", "v1", "true", "Event"),
+    "persistentvolumes": ("pv", "v1", "false", "PersistentVolume"),
+    "deployments": ("deploy", "apps/v1", "true", "Deployment"),
+    "replicasets": ("rs", "apps/v1", "true", "ReplicaSet"),
+    "statefulsets": ("sts", "apps/v1", "true", "StatefulSet"),
+    "daemonsets": ("ds", "apps/v1", "true", "DaemonSet"),
+    "jobs": ("", "batch/v1", "true", "Job"),
+    "cronjobs": ("cj", "batch/v1", "true", "CronJob"),
+    "customresourcedefinitions": ("crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition"),
+    "clusterroles": ("", "rbac.authorization.k8s.io/v1", "false", "ClusterRole"),
+    "roles": ("", "rbac.authorization.k8s.io/v1", "true", "Role"),
+    "leases": ("", "coordination.k8s.io/v1", "true", "Lease"),
+    "ingresses": ("ing", "networking.k8s.io/v1", "true", "Ingress"),
+    "storageclasses": ("sc", "storage.k8s.io/v1", "false", "StorageClass"),
+    "horizontalpodautoscalers": ("hpa", "autoscaling/v2", "true", "HorizontalPodAutoscaler"),
+}
+
+
+@pytest.mark.parametrize("version", KUBECTL_VERSIONS)
+def test_api_resources(server, version):
+    res = server.kubectl("api-resources", version=version)
+    assert "error" not in res.stderr.lower(), res.stderr
+    rows = parse_table(res.stdout)
+    assert list(rows[0]) == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    by_key = {(r["NAME"], r["APIVERSION"]): r for r in rows}
+    for name, (short, gv, namespaced, kind) in EXPECTED_RESOURCES.items():
+        row = by_key.get((name, gv))
+        assert row is not None, f"{name} ({gv}) missing from api-resources"
+        assert (row["SHORTNAMES"], row["NAMESPACED"], row["KIND"]) == (short, namespaced, kind), row
+    # Subresources are not resources.
+    assert not any("/" in r["NAME"] for r in rows)
+
+
+def test_api_resources_filters(server):
+    out = server.kubectl("api-resources", "--namespaced=false", "-o", "name").stdout.split()
+    assert "namespaces" in out and "nodes" in out
+    assert "pods" not in out
+    out = server.kubectl("api-resources", "--api-group=apps", "-o", "name").stdout.split()
+    assert {"deployments.apps", "replicasets.apps", "statefulsets.apps", "daemonsets.apps"} <= set(out)
+    assert all(name.endswith(".apps") for name in out)
+    out = server.kubectl("api-resources", "--verbs=list", "-o", "name").stdout.split()
+    assert "configmaps" in out
+    assert "bindings" not in out  # create only
+
+
+@pytest.mark.parametrize("version", KUBECTL_VERSIONS)
+def test_api_versions(server, version):
+    out = server.kubectl("api-versions", version=version).stdout.split()
+    assert out == sorted(out)
+    for gv in ("v1", "apps/v1", "batch/v1", "autoscaling/v1", "autoscaling/v2", "rbac.authorization.k8s.io/v1",
+               "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "coordination.k8s.io/v1",
+               "networking.k8s.io/v1", "storage.k8s.io/v1", "policy/v1", "discovery.k8s.io/v1"):
+        assert gv in out
+
+
+def test_kubectl_version(server):
+    res = server.kubectl("version", "-o", "json")
+    info = json.loads(res.stdout)
+    sv = info["serverVersion"]
+    assert sv["major"] == "1" and sv["minor"] == "33"
+    assert sv["gitVersion"].startswith("v1.33.")
+    # 1.33 client against a 1.33 server: no skew warning.
+    assert "WARNING" not in res.stderr
+
+
+def test_raw_version(server):
+    info = json.loads(server.kubectl("get", "--raw", "/version").stdout)
+    assert info["gitVersion"].startswith("v1.33.")
+    assert {"major", "minor", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(info)
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/livez", "/readyz"])
+def test_raw_health(server, path):
+    assert server.kubectl("get", "--raw", path).stdout == "ok"
+
+
+def test_raw_readyz_verbose(server):
+    out = server.kubectl("get", "--raw", "/readyz?verbose").stdout
+    lines = out.splitlines()
+    assert "[+]ping ok" in lines
+    assert any(line.startswith("[+]etcd ") or line.startswith("[+]log ") for line in lines)
+    assert lines[-1] == "readyz check passed"
+
+
+def test_raw_healthz_single_check(server):
+    assert server.kubectl("get", "--raw", "/healthz/ping").stdout == "ok"
+    res = server.kubectl("get", "--raw", "/healthz/nonexistent", check=False)
+    assert res.returncode != 0
+
+
+def test_raw_metrics(server, ns):
+    server.kubectl("get", "configmaps", "-n", ns)
+    out = server.kubectl("get", "--raw", "/metrics").stdout
+    assert "# TYPE apiserver_request_total counter" in out
+    samples = [line for line in out.splitlines() if line.startswith("apiserver_request_total{")]
+    assert any('resource="configmaps"' in s and 'verb="LIST"' in s and 'code="200"' in s for s in samples), samples
+
+
+def test_raw_api_and_apis(server):
+    api = json.loads(server.kubectl("get", "--raw", "/api").stdout)
+    assert api["kind"] == "APIVersions" and api["versions"] == ["v1"]
+    apis = json.loads(server.kubectl("get", "--raw", "/apis").stdout)
+    assert apis["kind"] == "APIGroupList"
+    apps = next(g for g in apis["groups"] if g["name"] == "apps")
+    assert apps["preferredVersion"] == {"groupVersion": "apps/v1", "version": "v1"}
+    v1 = json.loads(server.kubectl("get", "--raw", "/api/v1").stdout)
+    assert v1["kind"] == "APIResourceList" and v1["groupVersion"] == "v1"
+    pods = next(r for r in v1["resources"] if r["name"] == "pods")
+    assert pods["namespaced"] is True and pods["kind"] == "Pod" and "po" in pods["shortNames"]
+    assert "watch" in pods["verbs"]
+    assert any(r["name"] == "pods/status" for r in v1["resources"])
+
+
+def test_kubectl_1_27_version_skew_warning(server):
+    res = server.kubectl("version", version="1.27", check=False)
+    assert "Server Version" in res.stdout
+    assert "v1.33." in res.stdout

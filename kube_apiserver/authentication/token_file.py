@@ -26,7 +26,9 @@ class TokenFileAuthenticator:
                     if record[0].startswith("#"):
                         continue
                     if len(record) < 3:
-                        raise TokenFileError(f"token file '{path}' must have at least 3 columns (token, user name, user uid), found {len(record)}")
+                        raise TokenFileError(
+                            f"token file '{path}' must have at least 3 columns (token, user name, user uid), found {len(record)}"
+                        )
                     token, name, uid = record[0], record[1], record[2]
                     if not token:
                         raise TokenFileError(f"token file '{path}' line {lineno}: empty token")

@@ -51,7 +51,9 @@ class AlwaysDeny:
 
 class PublicInfo:
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        if not attrs.is_resource_request and (attrs.path in PUBLIC_PATHS or attrs.path.startswith(("/healthz/", "/livez/", "/readyz/"))):
+        if not attrs.is_resource_request and (
+            attrs.path in PUBLIC_PATHS or attrs.path.startswith(("/healthz/", "/livez/", "/readyz/"))
+        ):
             return ALLOW, ""
         return NO_OPINION, ""
 

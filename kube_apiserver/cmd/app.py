@@ -64,7 +64,9 @@ async def run(opts: Options) -> None:
     if ":" in host_for_clients:
         host_for_clients = f"[{host_for_clients}]"
     server_url = f"https://{host_for_clients}:{opts.secure_port}"
-    write_kubeconfig(os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key)
+    write_kubeconfig(
+        os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key
+    )
 
     token_auths = []
     if opts.token_auth_file:
@@ -108,8 +110,16 @@ async def run(opts: Options) -> None:
         for server in chain.aggregator.chain():
             server.shutdown.set()  # readyz fails, watches end
 
-    server = SecureServer(app, opts.bind_address, opts.secure_port, cert_file, key_file, client_ca, on_shutdown,
-                          opts.shutdown_delay_duration)
+    server = SecureServer(
+        app,
+        opts.bind_address,
+        opts.secure_port,
+        cert_file,
+        key_file,
+        client_ca,
+        on_shutdown,
+        opts.shutdown_delay_duration,
+    )
     server.bind()
     started = asyncio.Event()
     serve_task = asyncio.create_task(server.serve(started))
@@ -119,8 +129,13 @@ async def run(opts: Options) -> None:
         return
     await chain.aggregator.run_post_start_hooks()
     compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
-    log.warning("Serving securely on %s:%d (started in %.2fs); kubeconfig: %s", opts.bind_address, opts.secure_port,
-                time.monotonic() - t0, os.path.join(opts.data_dir, "admin.kubeconfig"))
+    log.warning(
+        "Serving securely on %s:%d (started in %.2fs); kubeconfig: %s",
+        opts.bind_address,
+        opts.secure_port,
+        time.monotonic() - t0,
+        os.path.join(opts.data_dir, "admin.kubeconfig"),
+    )
     try:
         await serve_task
     finally:

@@ -112,27 +112,127 @@ class Options:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kube-apiserver", description="A Kubernetes 1.33 API server on embedded SQLite.")
     a = p.add_argument
-    a("--data-dir", default="./kube-apiserver-data", help="Directory for all state: the database, generated certificates and admin.kubeconfig.")
-    a("--secure-port", type=_port, default=6443, help="The port on which to serve HTTPS with authentication and authorization.")
-    a("--bind-address", type=_ip, default="0.0.0.0", help="The IP address on which to listen for the --secure-port port.")
-    a("--advertise-address", type=_ip, default=None, help="The IP address on which to advertise the apiserver to members of the cluster (the kubernetes Service's endpoints). Defaults to --bind-address, or 127.0.0.1 when that is unspecified.")
-    a("--service-cluster-ip-range", type=_cidr, default="10.0.0.0/24", help="A CIDR notation IP range from which to assign service cluster IPs.")
-    a("--service-node-port-range", type=_port_range, default=(30000, 32767), help="A port range to reserve for services with NodePort visibility.")
-    a("--token-auth-file", default="", help="If set, the file that will be used to secure the secure port of the API server via token authentication.")
-    a("--client-ca-file", default="", help="If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. The generated CA is always trusted too.")
-    a("--tls-cert-file", default="", help="File containing the default x509 Certificate for HTTPS. If not provided, a certificate is generated under --data-dir.")
-    a("--tls-private-key-file", default="", help="File containing the default x509 private key matching --tls-cert-file.")
-    a("--anonymous-auth", type=_bool, default=True, help="Enables anonymous requests to the secure port of the API server.")
-    a("--authorization-mode", type=_modes, default=["AlwaysAllow"], help="Ordered list of plug-ins to do authorization on secure port. Today: AlwaysAllow (authenticated users; anonymous users only reach /healthz, /livez, /readyz, /version), AlwaysDeny.")
-    a("--max-requests-inflight", type=_positive, default=400, help="The maximum number of non-mutating requests in flight at a given time.")
-    a("--max-mutating-requests-inflight", type=_positive, default=200, help="The maximum number of mutating requests in flight at a given time.")
-    a("--request-timeout", type=_duration, default=60.0, help="The duration a handler must keep a request open before timing it out (default 1m0s).")
-    a("--min-request-timeout", type=_positive, default=1800, help="The minimum number of seconds a watch stays open; each watch lasts a random time between this and twice it.")
-    a("--cors-allowed-origins", type=lambda v: [o for o in v.split(",") if o], default=[], help="List of allowed origins for CORS, comma separated (regular expressions).")
-    a("--storage-backend", choices=["sqlite"], default="sqlite", help="The storage backend for persistence. Options: 'sqlite' (embedded, the default).")
-    a("--etcd-compaction-interval", type=_duration, default=300.0, help="The interval of compaction requests: history older than the previous interval's revision is dropped (default 5m0s).")
-    a("--default-watch-cache-size", type=_positive, default=10000, help="The number of recent events each resource's watch cache keeps for watches that resume from a resourceVersion.")
-    a("--shutdown-delay-duration", type=_duration, default=0.0, help="Time to delay the termination, during which /readyz fails and requests are still served.")
+    a(
+        "--data-dir",
+        default="./kube-apiserver-data",
+        help="Directory for all state: the database, generated certificates and admin.kubeconfig.",
+    )
+    a(
+        "--secure-port",
+        type=_port,
+        default=6443,
+        help="The port on which to serve HTTPS with authentication and authorization.",
+    )
+    a(
+        "--bind-address",
+        type=_ip,
+        default="0.0.0.0",
+        help="The IP address on which to listen for the --secure-port port.",
+    )
+    a(
+        "--advertise-address",
+        type=_ip,
+        default=None,
+        help="The IP address on which to advertise the apiserver to members of the cluster (the kubernetes Service's endpoints). Defaults to --bind-address, or 127.0.0.1 when that is unspecified.",
+    )
+    a(
+        "--service-cluster-ip-range",
+        type=_cidr,
+        default="10.0.0.0/24",
+        help="A CIDR notation IP range from which to assign service cluster IPs.",
+    )
+    a(
+        "--service-node-port-range",
+        type=_port_range,
+        default=(30000, 32767),
+        help="A port range to reserve for services with NodePort visibility.",
+    )
+    a(
+        "--token-auth-file",
+        default="",
+        help="If set, the file that will be used to secure the secure port of the API server via token authentication.",
+    )
+    a(
+        "--client-ca-file",
+        default="",
+        help="If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. The generated CA is always trusted too.",
+    )
+    a(
+        "--tls-cert-file",
+        default="",
+        help="File containing the default x509 Certificate for HTTPS. If not provided, a certificate is generated under --data-dir.",
+    )
+    a(
+        "--tls-private-key-file",
+        default="",
+        help="File containing the default x509 private key matching --tls-cert-file.",
+    )
+    a(
+        "--anonymous-auth",
+        type=_bool,
+        default=True,
+        help="Enables anonymous requests to the secure port of the API server.",
+    )
+    a(
+        "--authorization-mode",
+        type=_modes,
+        default=["AlwaysAllow"],
+        help="Ordered list of plug-ins to do authorization on secure port. Today: AlwaysAllow (authenticated users; anonymous users only reach /healthz, /livez, /readyz, /version), AlwaysDeny.",
+    )
+    a(
+        "--max-requests-inflight",
+        type=_positive,
+        default=400,
+        help="The maximum number of non-mutating requests in flight at a given time.",
+    )
+    a(
+        "--max-mutating-requests-inflight",
+        type=_positive,
+        default=200,
+        help="The maximum number of mutating requests in flight at a given time.",
+    )
+    a(
+        "--request-timeout",
+        type=_duration,
+        default=60.0,
+        help="The duration a handler must keep a request open before timing it out (default 1m0s).",
+    )
+    a(
+        "--min-request-timeout",
+        type=_positive,
+        default=1800,
+        help="The minimum number of seconds a watch stays open; each watch lasts a random time between this and twice it.",
+    )
+    a(
+        "--cors-allowed-origins",
+        type=lambda v: [o for o in v.split(",") if o],
+        default=[],
+        help="List of allowed origins for CORS, comma separated (regular expressions).",
+    )
+    a(
+        "--storage-backend",
+        choices=["sqlite"],
+        default="sqlite",
+        help="The storage backend for persistence. Options: 'sqlite' (embedded, the default).",
+    )
+    a(
+        "--etcd-compaction-interval",
+        type=_duration,
+        default=300.0,
+        help="The interval of compaction requests: history older than the previous interval's revision is dropped (default 5m0s).",
+    )
+    a(
+        "--default-watch-cache-size",
+        type=_positive,
+        default=10000,
+        help="The number of recent events each resource's watch cache keeps for watches that resume from a resourceVersion.",
+    )
+    a(
+        "--shutdown-delay-duration",
+        type=_duration,
+        default=0.0,
+        help="Time to delay the termination, during which /readyz fails and requests are still served.",
+    )
     a("-v", "--v", type=_positive, default=0, help="Number for the log level verbosity.")
     return p
 

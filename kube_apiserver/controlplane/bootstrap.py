@@ -40,6 +40,7 @@ class BootstrapController:
                     raise
             return
         if reconcile:
+
             def update(old: dict[str, Any]) -> dict[str, Any]:
                 for k, v in obj.items():
                     if k != "metadata":
@@ -60,7 +61,11 @@ class BootstrapController:
         service = {
             "apiVersion": "v1",
             "kind": "Service",
-            "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+            "metadata": {
+                "name": "kubernetes",
+                "namespace": "default",
+                "labels": {"component": "apiserver", "provider": "kubernetes"},
+            },
             "spec": {
                 "ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": port}],
                 "clusterIP": ip,
@@ -76,14 +81,22 @@ class BootstrapController:
         endpoints = {
             "apiVersion": "v1",
             "kind": "Endpoints",
-            "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+            "metadata": {
+                "name": "kubernetes",
+                "namespace": "default",
+                "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"},
+            },
             "subsets": [{"addresses": [{"ip": addr}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}],
         }
         await self._ensure(self.stores[("", "v1", "endpoints")], "default", endpoints, reconcile=True)
         slice_ = {
             "apiVersion": "discovery.k8s.io/v1",
             "kind": "EndpointSlice",
-            "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"kubernetes.io/service-name": "kubernetes"}},
+            "metadata": {
+                "name": "kubernetes",
+                "namespace": "default",
+                "labels": {"kubernetes.io/service-name": "kubernetes"},
+            },
             "addressType": "IPv6" if ":" in addr else "IPv4",
             "endpoints": [{"addresses": [addr], "conditions": {"ready": True}}],
             "ports": [{"name": "https", "port": port, "protocol": "TCP"}],

@@ -267,7 +267,7 @@ def _install_openapi(root: GenericAPIServer) -> None:
         await send_doc(req, index, "no-cache, private")
 
     async def serve_v3_doc(req: Request) -> None:
-        doc = docs.get(req.path[len("/openapi/v3/"):].strip("/"))
+        doc = docs.get(req.path[len("/openapi/v3/") :].strip("/"))
         if doc is None:
             from kube_apiserver.runtime.errors import new_not_found_path
 

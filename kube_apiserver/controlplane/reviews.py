@@ -42,9 +42,17 @@ async def self_subject_access_review(scope: RequestScope) -> None:
     user = scope.req.scope["k8s.user"]
     authorizer = scope.req.scope.get("k8s.authorizer")
     if ra:
-        attrs = Attributes(user, ra.get("verb", ""), True, namespace=ra.get("namespace", ""), api_group=ra.get("group", ""),
-                           api_version=ra.get("version", ""), resource=ra.get("resource", ""),
-                           subresource=ra.get("subresource", ""), name=ra.get("name", ""))
+        attrs = Attributes(
+            user,
+            ra.get("verb", ""),
+            True,
+            namespace=ra.get("namespace", ""),
+            api_group=ra.get("group", ""),
+            api_version=ra.get("version", ""),
+            resource=ra.get("resource", ""),
+            subresource=ra.get("subresource", ""),
+            name=ra.get("name", ""),
+        )
     else:
         attrs = Attributes(user, (na or {}).get("verb", ""), False, path=(na or {}).get("path", ""))
     decision, reason = authorizer.authorize(attrs) if authorizer else (ALLOW, "")

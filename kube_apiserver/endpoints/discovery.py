@@ -76,7 +76,11 @@ def api_resource_list(group: str, version: str, specs: list[ResourceSpec]) -> di
             entry["storageVersionHash"] = storage_version_hash(spec.group, spec.version, spec.kind)
         resources.append(entry)
         for sub in spec.subresources:
-            sub_entry: dict[str, Any] = {"name": f"{spec.resource}/{sub.name}", "singularName": "", "namespaced": spec.namespaced}
+            sub_entry: dict[str, Any] = {
+                "name": f"{spec.resource}/{sub.name}",
+                "singularName": "",
+                "namespaced": spec.namespaced,
+            }
             if sub.group or sub.version:
                 sub_entry["group"] = sub.group
                 sub_entry["version"] = sub.version
@@ -122,7 +126,9 @@ def aggregated_discovery(groups: list[GroupInfo], version: str) -> dict[str, Any
             versions.append(
                 {
                     "version": v,
-                    "resources": [_discovery_resource(s) for s in sorted(g.resources.get(v, []), key=lambda s: s.resource)],
+                    "resources": [
+                        _discovery_resource(s) for s in sorted(g.resources.get(v, []), key=lambda s: s.resource)
+                    ],
                     "freshness": "Current",
                 }
             )

@@ -74,9 +74,15 @@ def negotiate(header: str, *, table: bool = False, pom: bool = False, discovery:
                 continue
             if table and as_ == "Table" and g == "meta.k8s.io" and v in ("v1", "v1beta1"):
                 return Output("table", v)
-            if pom and as_ in ("PartialObjectMetadata", "PartialObjectMetadataList") and g == "meta.k8s.io" and v in (
-                "v1",
-                "v1beta1",
+            if (
+                pom
+                and as_ in ("PartialObjectMetadata", "PartialObjectMetadataList")
+                and g == "meta.k8s.io"
+                and v
+                in (
+                    "v1",
+                    "v1beta1",
+                )
             ):
                 return Output("pom", v)
             if discovery and as_ == "APIGroupDiscoveryList" and g == "apidiscovery.k8s.io" and v in ("v2", "v2beta1"):

@@ -25,21 +25,37 @@ def _param(name: str, type_: str, description: str, v3: bool) -> dict[str, Any]:
 
 _WRITE_PARAMS = (
     ("dryRun", "string", "When present, indicates that modifications should not be persisted."),
-    ("fieldManager", "string", "fieldManager is a name associated with the actor or entity that is making these changes."),
-    ("fieldValidation", "string", "fieldValidation instructs the server on how to handle objects in the request "
-     "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict."),
+    (
+        "fieldManager",
+        "string",
+        "fieldManager is a name associated with the actor or entity that is making these changes.",
+    ),
+    (
+        "fieldValidation",
+        "string",
+        "fieldValidation instructs the server on how to handle objects in the request "
+        "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict.",
+    ),
 )
 _LIST_PARAMS = (
-    ("allowWatchBookmarks", "boolean", "allowWatchBookmarks requests watch events with type \"BOOKMARK\"."),
+    ("allowWatchBookmarks", "boolean", 'allowWatchBookmarks requests watch events with type "BOOKMARK".'),
     ("continue", "string", "The continue option should be set when retrieving more results from the server."),
     ("fieldSelector", "string", "A selector to restrict the list of returned objects by their fields."),
     ("labelSelector", "string", "A selector to restrict the list of returned objects by their labels."),
     ("limit", "integer", "limit is a maximum number of responses to return for a list call."),
-    ("resourceVersion", "string", "resourceVersion sets a constraint on what resource versions a request may be served from."),
+    (
+        "resourceVersion",
+        "string",
+        "resourceVersion sets a constraint on what resource versions a request may be served from.",
+    ),
     ("resourceVersionMatch", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
     ("sendInitialEvents", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`."),
     ("timeoutSeconds", "integer", "Timeout for the list/watch call."),
-    ("watch", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications."),
+    (
+        "watch",
+        "boolean",
+        "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
+    ),
 )
 _DELETE_PARAMS = (
     ("dryRun", "string", "When present, indicates that modifications should not be persisted."),
@@ -72,8 +88,16 @@ def _op_id(action: str, spec: ResourceSpec, namespaced_path: bool, suffix: str =
 
 
 def _operation(
-    action: str, verb_name: str, spec: ResourceSpec, params: tuple[tuple[str, str, str], ...], v3: bool,
-    namespaced_path: bool, kind: str | None = None, body: bool = False, patch: bool = False, suffix: str = "",
+    action: str,
+    verb_name: str,
+    spec: ResourceSpec,
+    params: tuple[tuple[str, str, str], ...],
+    v3: bool,
+    namespaced_path: bool,
+    kind: str | None = None,
+    body: bool = False,
+    patch: bool = False,
+    suffix: str = "",
 ) -> dict[str, Any]:
     ref_kind = kind or spec.kind
     ref = definition_name(spec, ref_kind)
@@ -87,15 +111,20 @@ def _operation(
     if v3:
         if body:
             types = _PATCH_TYPES if patch else ("*/*",)
-            op["requestBody"] = {"content": {t: {"schema": {"type": "object"} if patch else schema} for t in types},
-                                 "required": True}
-        op["responses"] = {"200": {"description": "OK", "content": {"application/json": {"schema": schema}}},
-                           "401": {"description": "Unauthorized"}}
+            op["requestBody"] = {
+                "content": {t: {"schema": {"type": "object"} if patch else schema} for t in types},
+                "required": True,
+            }
+        op["responses"] = {
+            "200": {"description": "OK", "content": {"application/json": {"schema": schema}}},
+            "401": {"description": "Unauthorized"},
+        }
     else:
         if body:
             op["consumes"] = list(_PATCH_TYPES) if patch else ["*/*"]
-            op["parameters"].insert(0, {"name": "body", "in": "body", "required": True,
-                                        "schema": {"type": "object"} if patch else schema})
+            op["parameters"].insert(
+                0, {"name": "body", "in": "body", "required": True, "schema": {"type": "object"} if patch else schema}
+            )
         op["produces"] = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]
         op["schemes"] = ["https"]
         op["responses"] = {"200": {"description": "OK", "schema": schema}, "401": {"description": "Unauthorized"}}
@@ -114,18 +143,38 @@ def _paths(spec: ResourceSpec, v3: bool) -> dict[str, dict[str, Any]]:
     paths: dict[str, dict[str, Any]] = {}
     verbs = set(spec.verbs)
     ns = spec.namespaced
-    path_params = [{"name": "namespace", "in": "path", "required": True, **({"schema": {"type": "string"}} if v3 else {"type": "string"})}] if ns else []
-    name_param = {"name": "name", "in": "path", "required": True, **({"schema": {"type": "string"}} if v3 else {"type": "string"})}
+    path_params = (
+        [
+            {
+                "name": "namespace",
+                "in": "path",
+                "required": True,
+                **({"schema": {"type": "string"}} if v3 else {"type": "string"}),
+            }
+        ]
+        if ns
+        else []
+    )
+    name_param = {
+        "name": "name",
+        "in": "path",
+        "required": True,
+        **({"schema": {"type": "string"}} if v3 else {"type": "string"}),
+    }
     coll: dict[str, Any] = {}
     if "list" in verbs:
-        coll["get"] = _operation("list", "list or watch objects of kind", spec, _LIST_PARAMS, v3, ns, f"{spec.kind}List", suffix="")
+        coll["get"] = _operation(
+            "list", "list or watch objects of kind", spec, _LIST_PARAMS, v3, ns, f"{spec.kind}List", suffix=""
+        )
         coll["get"]["operationId"] = _op_id("list", spec, ns)
         coll["get"]["x-kubernetes-action"] = "list"
     if "create" in verbs:
         coll["post"] = _operation("post", "create a", spec, _WRITE_PARAMS, v3, ns, body=True)
         coll["post"]["operationId"] = _op_id("create", spec, ns)
     if "deletecollection" in verbs:
-        coll["delete"] = _operation("deletecollection", "delete collection of", spec, _DELETE_PARAMS + _LIST_PARAMS[:7], v3, ns)
+        coll["delete"] = _operation(
+            "deletecollection", "delete collection of", spec, _DELETE_PARAMS + _LIST_PARAMS[:7], v3, ns
+        )
         coll["delete"]["operationId"] = _op_id("deleteCollection", spec, ns)
     if coll:
         coll["parameters"] = path_params
@@ -138,8 +187,10 @@ def _paths(spec: ResourceSpec, v3: bool) -> dict[str, dict[str, Any]]:
         item["put"] = _operation("put", "replace the specified", spec, _WRITE_PARAMS, v3, ns, body=True)
         item["put"]["operationId"] = _op_id("replace", spec, ns)
     if "patch" in verbs:
-        force = ("force", "boolean", "Force is going to \"force\" Apply requests.")
-        item["patch"] = _operation("patch", "partially update the specified", spec, (*_WRITE_PARAMS, force), v3, ns, body=True, patch=True)
+        force = ("force", "boolean", 'Force is going to "force" Apply requests.')
+        item["patch"] = _operation(
+            "patch", "partially update the specified", spec, (*_WRITE_PARAMS, force), v3, ns, body=True, patch=True
+        )
         item["patch"]["operationId"] = _op_id("patch", spec, ns)
     if "delete" in verbs:
         item["delete"] = _operation("delete", "delete a", spec, _DELETE_PARAMS, v3, ns)
@@ -155,9 +206,21 @@ def _paths(spec: ResourceSpec, v3: bool) -> dict[str, dict[str, Any]]:
         sfx = "Status" if sub.name == "status" else "Scale"
         sp["get"] = _operation("get", f"read {sub.name} of the specified", spec, (), v3, ns, kind)
         sp["get"]["operationId"] = _op_id("read", spec, ns, sfx)
-        sp["put"] = _operation("put", f"replace {sub.name} of the specified", spec, _WRITE_PARAMS, v3, ns, kind, body=True)
+        sp["put"] = _operation(
+            "put", f"replace {sub.name} of the specified", spec, _WRITE_PARAMS, v3, ns, kind, body=True
+        )
         sp["put"]["operationId"] = _op_id("replace", spec, ns, sfx)
-        sp["patch"] = _operation("patch", f"partially update {sub.name} of the specified", spec, _WRITE_PARAMS, v3, ns, kind, body=True, patch=True)
+        sp["patch"] = _operation(
+            "patch",
+            f"partially update {sub.name} of the specified",
+            spec,
+            _WRITE_PARAMS,
+            v3,
+            ns,
+            kind,
+            body=True,
+            patch=True,
+        )
         sp["patch"]["operationId"] = _op_id("patch", spec, ns, sfx)
         paths[f"{base}/{{name}}/{sub.name}"] = sp
     return paths
@@ -219,7 +282,14 @@ def build_v2(all_specs: list[ResourceSpec]) -> CachedDocument:
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
         "paths": paths,
         "definitions": _schemas(all_specs),
-        "securityDefinitions": {"BearerToken": {"description": "Bearer Token authentication", "type": "apiKey", "name": "authorization", "in": "header"}},
+        "securityDefinitions": {
+            "BearerToken": {
+                "description": "Bearer Token authentication",
+                "type": "apiKey",
+                "name": "authorization",
+                "in": "header",
+            }
+        },
         "security": [{"BearerToken": []}],
     }
     return _cached(doc)

@@ -98,7 +98,9 @@ async def send_json(send: Any, status: int, obj: Any) -> None:
     await send_bytes(send, status, orjson.dumps(obj))
 
 
-async def send_status_error(send: Any, err: StatusError, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def send_status_error(
+    send: Any, err: StatusError, extra_headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
     headers = list(extra_headers or [])
     if err.retry_after_seconds:
         headers.append((b"retry-after", str(err.retry_after_seconds).encode()))
@@ -106,4 +108,6 @@ async def send_status_error(send: Any, err: StatusError, extra_headers: list[tup
 
 
 async def send_text(send: Any, status: int, text: str) -> None:
-    await send_bytes(send, status, text.encode(), "text/plain; charset=utf-8", [(b"x-content-type-options", b"nosniff")])
+    await send_bytes(
+        send, status, text.encode(), "text/plain; charset=utf-8", [(b"x-content-type-options", b"nosniff")]
+    )

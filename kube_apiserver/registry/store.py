@@ -313,7 +313,14 @@ class Store:
                     self.spec.group,
                     self.spec.kind,
                     name,
-                    [errors.field_forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)!r}".replace("'", '"'))],
+                    [
+                        errors.field_forbidden(
+                            "metadata.finalizers",
+                            f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)!r}".replace(
+                                "'", '"'
+                            ),
+                        )
+                    ],
                 )
         self.strategy.canonicalize(new)
         causes = self.strategy.validate(new) + self.strategy.validate_update(new, old)
@@ -324,7 +331,11 @@ class Store:
     async def _finish_if_finalized(self, key: str, stored: StoredObject) -> StoredObject:
         """An object being deleted goes once its last finalizer is removed (Store.Update's deleteObj)."""
         meta = stored.obj.get("metadata") or {}
-        if meta.get("deletionTimestamp") and not self.strategy.has_finalizers(stored.obj) and not meta.get("deletionGracePeriodSeconds"):
+        if (
+            meta.get("deletionTimestamp")
+            and not self.strategy.has_finalizers(stored.obj)
+            and not meta.get("deletionGracePeriodSeconds")
+        ):
             try:
                 gone = await self.storage.delete(key, preconditions=Preconditions(uid=meta.get("uid")))
             except serrors.KeyNotFoundError:
@@ -346,7 +357,6 @@ class Store:
                 raise serrors.KeyNotFoundError(key)
             if options.preconditions is not None:
                 options.preconditions.check(key, current.obj)
-            meta = current.obj.get("metadata") or {}
             grace = self.strategy.check_graceful_delete(current.obj, options.grace_period_seconds)
             pending = self.strategy.has_finalizers(current.obj) or grace
             if pending:

@@ -17,8 +17,15 @@ from kube_apiserver.runtime.errors import StatusCause
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
 
 # Kinds whose names are DNS-1123 labels rather than subdomains (validation.ValidateNamespaceName, ...).
-_LABEL_NAMED = {("", "Namespace"), ("", "Service"), ("", "ReplicationController"), ("apps", "Deployment"),
-                ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet")}
+_LABEL_NAMED = {
+    ("", "Namespace"),
+    ("", "Service"),
+    ("", "ReplicationController"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+}
 # Kinds whose names only have to be valid path segments (RBAC).
 _PATH_SEGMENT_NAMED = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
 
@@ -51,7 +58,8 @@ class RESTStrategy:
         if key in _LABEL_NAMED:
             return metautil.is_dns1123_label
         if self.spec.kind in _PATH_SEGMENT_NAMED or self.spec.group in (
-            "rbac.authorization.k8s.io", "flowcontrol.apiserver.k8s.io"
+            "rbac.authorization.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
         ):
             return metautil.is_path_segment_name
         return metautil.is_dns1123_subdomain
@@ -80,7 +88,9 @@ class RESTStrategy:
 
     # --- subresources ---
 
-    def prepare_for_subresource_update(self, subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    def prepare_for_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> dict[str, Any]:
         if subresource == "status":
             return self.prepare_for_status_update(new, old)
         raise ValueError(f"no update strategy for subresource {subresource}")

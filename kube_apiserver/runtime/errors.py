@@ -93,7 +93,12 @@ def new_already_exists(group: str, resource: str, name: str) -> StatusError:
 
 def new_conflict(group: str, resource: str, name: str, err: str) -> StatusError:
     return StatusError(
-        409, "Conflict", f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {err}', name, group, resource
+        409,
+        "Conflict",
+        f'Operation cannot be fulfilled on {qualified(resource, group)} "{name}": {err}',
+        name,
+        group,
+        resource,
     )
 
 
@@ -152,9 +157,7 @@ def new_timeout(message: str) -> StatusError:
 
 
 def new_internal_error(err: str) -> StatusError:
-    return StatusError(
-        500, "InternalError", f"Internal error occurred: {err}", causes=[StatusCause("", err)]
-    )
+    return StatusError(500, "InternalError", f"Internal error occurred: {err}", causes=[StatusCause("", err)])
 
 
 def new_unauthorized(message: str = "Unauthorized") -> StatusError:
@@ -184,7 +187,7 @@ def new_unsupported_media_type(content_type: str) -> StatusError:
     return StatusError(
         415,
         "UnsupportedMediaType",
-        f'the body of the request was in an unknown format - accepted media types include: {MEDIA_TYPES}',
+        f"the body of the request was in an unknown format - accepted media types include: {MEDIA_TYPES}",
         details=False,
     )
 
@@ -223,7 +226,9 @@ def field_duplicate(path: str, value: Any) -> StatusCause:
 
 def field_not_supported(path: str, value: Any, valid: list[str]) -> StatusCause:
     options = ", ".join(_quote(v) for v in valid)
-    return StatusCause("FieldValueNotSupported", f"Unsupported value: {_quote(value)}: supported values: {options}", path)
+    return StatusCause(
+        "FieldValueNotSupported", f"Unsupported value: {_quote(value)}: supported values: {options}", path
+    )
 
 
 def field_too_long(path: str, value: Any, limit: int) -> StatusCause:

@@ -37,7 +37,9 @@ def _write(path: str, data: bytes, private: bool = False) -> None:
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 def _cert(
@@ -63,8 +65,15 @@ def _cert(
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(
-                digital_signature=True, content_commitment=False, key_encipherment=not ca, data_encipherment=False,
-                key_agreement=False, key_cert_sign=ca, crl_sign=False, encipher_only=False, decipher_only=False,
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=not ca,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=ca,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
             ),
             critical=True,
         )
@@ -79,8 +88,12 @@ def _cert(
 def ensure_certificates(directory: str, hosts: list[str], ips: list[str]) -> CertPaths:
     """Create what is missing under directory; existing files are reused as they are."""
     os.makedirs(directory, exist_ok=True)
-    p = CertPaths(*(os.path.join(directory, n) for n in (
-        "ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key")))
+    p = CertPaths(
+        *(
+            os.path.join(directory, n)
+            for n in ("ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key")
+        )
+    )
     if os.path.exists(p.ca_cert) and os.path.exists(p.ca_key):
         ca_key = serialization.load_pem_private_key(open(p.ca_key, "rb").read(), None)
         ca_cert = x509.load_pem_x509_certificate(open(p.ca_cert, "rb").read())
@@ -95,16 +108,27 @@ def ensure_certificates(directory: str, hosts: list[str], ips: list[str]) -> Cer
         key = ec.generate_private_key(ec.SECP256R1())
         names: list[x509.GeneralName] = [x509.DNSName(h) for h in dict.fromkeys(hosts)]
         names += [x509.IPAddress(ipaddress.ip_address(i)) for i in dict.fromkeys(ips)]
-        cert = _cert(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kube-apiserver")]), key, ca_cert.subject,
-                     ca_key, sans=names, usage=[ExtendedKeyUsageOID.SERVER_AUTH])
+        cert = _cert(
+            x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kube-apiserver")]),
+            key,
+            ca_cert.subject,
+            ca_key,
+            sans=names,
+            usage=[ExtendedKeyUsageOID.SERVER_AUTH],
+        )
         _write(p.serving_key, _key_pem(key), private=True)
-        _write(p.serving_cert, cert.public_bytes(serialization.Encoding.PEM) + ca_cert.public_bytes(serialization.Encoding.PEM))
+        _write(
+            p.serving_cert,
+            cert.public_bytes(serialization.Encoding.PEM) + ca_cert.public_bytes(serialization.Encoding.PEM),
+        )
     if not (os.path.exists(p.admin_cert) and os.path.exists(p.admin_key)):
         p_key = ec.generate_private_key(ec.SECP256R1())
-        subject = x509.Name([
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "system:masters"),
-            x509.NameAttribute(NameOID.COMMON_NAME, "kubernetes-admin"),
-        ])
+        subject = x509.Name(
+            [
+                x509.NameAttribute(NameOID.ORGANIZATION_NAME, "system:masters"),
+                x509.NameAttribute(NameOID.COMMON_NAME, "kubernetes-admin"),
+            ]
+        )
         cert = _cert(subject, p_key, ca_cert.subject, ca_key, usage=[ExtendedKeyUsageOID.CLIENT_AUTH])
         _write(p.admin_key, _key_pem(p_key), private=True)
         _write(p.admin_cert, cert.public_bytes(serialization.Encoding.PEM))
@@ -112,8 +136,14 @@ def ensure_certificates(directory: str, hosts: list[str], ips: list[str]) -> Cer
 
 
 def default_hosts(service_ip: str, advertise: str, bind: str) -> tuple[list[str], list[str]]:
-    hosts = ["localhost", socket.gethostname(), "kubernetes", "kubernetes.default", "kubernetes.default.svc",
-             "kubernetes.default.svc.cluster.local"]
+    hosts = [
+        "localhost",
+        socket.gethostname(),
+        "kubernetes",
+        "kubernetes.default",
+        "kubernetes.default.svc",
+        "kubernetes.default.svc.cluster.local",
+    ]
     ips = ["127.0.0.1", "::1", service_ip]
     for ip in (advertise, bind):
         if ip and ip not in ("0.0.0.0", "::"):
@@ -121,7 +151,9 @@ def default_hosts(service_ip: str, advertise: str, bind: str) -> tuple[list[str]
     return hosts, ips
 
 
-def write_kubeconfig(path: str, server: str, ca_cert: str, client_cert: str, client_key: str, user: str = "kubernetes-admin") -> None:
+def write_kubeconfig(
+    path: str, server: str, ca_cert: str, client_cert: str, client_key: str, user: str = "kubernetes-admin"
+) -> None:
     import base64
 
     def b64(f: str) -> str:

@@ -66,7 +66,16 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
             if info.is_resource_request:
                 scope_label = "resource" if info.name else ("namespace" if info.namespace else "cluster")
                 dry = "All" if req.param("dryRun") else ""
-                labels = (info.verb.upper() if info.verb != "watch" else "WATCH", dry, info.api_group, info.api_version, info.resource, info.subresource, scope_label, "apiserver")
+                labels = (
+                    info.verb.upper() if info.verb != "watch" else "WATCH",
+                    dry,
+                    info.api_group,
+                    info.api_version,
+                    info.resource,
+                    info.subresource,
+                    scope_label,
+                    "apiserver",
+                )
                 REQUEST_TOTAL.labels(*labels, str(code or 500)).inc()
                 if info.verb != "watch":
                     REQUEST_DURATION.labels(*labels).observe(time.perf_counter() - start)

@@ -34,7 +34,11 @@ def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], re
                 await send_text(req.send, 404, "404 page not found\n")
                 return
             reason = await all_checks[name]()
-            await send_text(req.send, 200 if reason is None else 500, "ok" if reason is None else f"internal server error: {reason}\n")
+            await send_text(
+                req.send,
+                200 if reason is None else 500,
+                "ok" if reason is None else f"internal server error: {reason}\n",
+            )
 
         server.mux.handle(path, serve_all)
         server.mux.handle_prefix(path + "/", serve_one)

@@ -46,13 +46,15 @@ class _Callbacks:
 
     def collect(self) -> list[GaugeMetricFamily]:
         objects = GaugeMetricFamily(
-            "apiserver_storage_objects", "Number of stored objects at the time of last check split by kind.",
+            "apiserver_storage_objects",
+            "Number of stored objects at the time of last check split by kind.",
             labels=["resource"],
         )
         for resource, n in sorted(self.storage_objects().items()):
             objects.add_metric([resource], n)
         watchers = GaugeMetricFamily(
-            "apiserver_registered_watchers", "Number of currently registered watchers for a given resources",
+            "apiserver_registered_watchers",
+            "Number of currently registered watchers for a given resources",
             labels=["group", "version", "kind"],
         )
         for (g, v, k), n in sorted(self.watchers().items()):

@@ -28,16 +28,25 @@ class NamespaceLifecycle:
             raise errors.StatusError(
                 403,
                 "Forbidden",
-                f"{resource}{'.' + group if group else ''} \"{(obj.get('metadata') or {}).get('name') or ''}\" is forbidden: "
+                f'{resource}{"." + group if group else ""} "{(obj.get("metadata") or {}).get("name") or ""}" is forbidden: '
                 f"unable to create new content in namespace {namespace} because it is being terminated",
                 (obj.get("metadata") or {}).get("name", ""),
                 group,
                 resource,
-                causes=[errors.StatusCause("NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace")],
+                causes=[
+                    errors.StatusCause(
+                        "NamespaceTerminating", f"namespace {namespace} is being terminated", "metadata.namespace"
+                    )
+                ],
             )
 
     def admit_delete(self, resource: str, group: str, name: str) -> None:
         if resource == "namespaces" and not group and name in IMMORTAL_NAMESPACES:
             raise errors.StatusError(
-                403, "Forbidden", f'namespaces "{name}" is forbidden: this namespace may not be deleted', name, "", "namespaces"
+                403,
+                "Forbidden",
+                f'namespaces "{name}" is forbidden: this namespace may not be deleted',
+                name,
+                "",
+                "namespaces",
             )

@@ -13,7 +13,9 @@ def with_audit(app: ASGIApp) -> ASGIApp:
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await app(scope, receive, send)
-        audit_id = next((v for k, v in scope.get("headers", ()) if k == b"audit-id"), None) or str(uuid.uuid4()).encode()
+        audit_id = (
+            next((v for k, v in scope.get("headers", ()) if k == b"audit-id"), None) or str(uuid.uuid4()).encode()
+        )
         scope["k8s.audit_id"] = audit_id
 
         async def audit_send(message: dict[str, Any]) -> None:

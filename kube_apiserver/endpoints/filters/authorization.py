@@ -45,7 +45,9 @@ def with_authorization(app: ASGIApp, authorizer: Authorizer) -> ASGIApp:
         )
         decision, reason = authorizer.authorize(attrs)
         if decision != ALLOW:
-            err = StatusError(403, "Forbidden", forbidden_message(attrs, reason), info.name, info.api_group, info.resource)
+            err = StatusError(
+                403, "Forbidden", forbidden_message(attrs, reason), info.name, info.api_group, info.resource
+            )
             await send_status_error(send, err)
             return
         await app(scope, receive, send)

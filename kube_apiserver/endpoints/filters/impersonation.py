@@ -26,14 +26,22 @@ def with_impersonation(app: ASGIApp, authorizer: Authorizer) -> ASGIApp:
             elif k == b"impersonate-uid":
                 uids.append(v.decode("latin-1"))
             elif k.startswith(b"impersonate-extra-"):
-                extra.setdefault(unquote(k[len(b"impersonate-extra-") :].decode("latin-1")), []).append(v.decode("latin-1"))
+                extra.setdefault(unquote(k[len(b"impersonate-extra-") :].decode("latin-1")), []).append(
+                    v.decode("latin-1")
+                )
         if not (users or groups or uids or extra):
             return await app(scope, receive, send)
         if not users:
-            await send_status_error(send, new_bad_request("requested impersonation without a user: " + ", ".join(groups)))
+            await send_status_error(
+                send, new_bad_request("requested impersonation without a user: " + ", ".join(groups))
+            )
             return
         requester: UserInfo = scope["k8s.user"]
-        checks = [("users", users[0], "")] + [("groups", g, "") for g in groups] + [("uids", u, "authentication.k8s.io") for u in uids]
+        checks = (
+            [("users", users[0], "")]
+            + [("groups", g, "") for g in groups]
+            + [("uids", u, "authentication.k8s.io") for u in uids]
+        )
         for resource, name, group in checks:
             attrs = Attributes(requester, "impersonate", True, api_group=group, resource=resource, name=name)
             decision, _ = authorizer.authorize(attrs)
@@ -44,7 +52,9 @@ def with_impersonation(app: ASGIApp, authorizer: Authorizer) -> ASGIApp:
         impersonated_groups = tuple(groups)
         if users[0] != "system:anonymous" and ALL_AUTHENTICATED not in impersonated_groups:
             impersonated_groups = (*impersonated_groups, ALL_AUTHENTICATED)
-        scope["k8s.user"] = UserInfo(users[0], uids[0] if uids else "", impersonated_groups, {k: tuple(v) for k, v in extra.items()})
+        scope["k8s.user"] = UserInfo(
+            users[0], uids[0] if uids else "", impersonated_groups, {k: tuple(v) for k, v in extra.items()}
+        )
         await app(scope, receive, send)
 
     return handler

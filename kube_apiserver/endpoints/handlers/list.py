@@ -74,13 +74,19 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
             raise errors.new_bad_request(f'invalid limit "{limit_text}"')
         limit = max(int(limit_text), 0)
     if match and not rv_text:
-        raise _invalid_list_options("resourceVersionMatch", "", "resourceVersionMatch is forbidden unless resourceVersion is provided")
+        raise _invalid_list_options(
+            "resourceVersionMatch", "", "resourceVersionMatch is forbidden unless resourceVersion is provided"
+        )
     if match and match not in ("Exact", "NotOlderThan"):
-        raise _invalid_list_options("resourceVersionMatch", match, "supported values: \"Exact\", \"NotOlderThan\"")
+        raise _invalid_list_options("resourceVersionMatch", match, 'supported values: "Exact", "NotOlderThan"')
     if match == "Exact" and rv_text == "0":
-        raise _invalid_list_options("resourceVersionMatch", "", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
+        raise _invalid_list_options(
+            "resourceVersionMatch", "", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
+        )
     if token and rv_text and rv_text != "0":
-        raise _invalid_list_options("resourceVersion", "", "specifying resource version is not allowed when using continue")
+        raise _invalid_list_options(
+            "resourceVersion", "", "specifying resource version is not allowed when using continue"
+        )
     rv = parse_resource_version(rv_text)
     store = scope.store
     cacher = store.storage
@@ -111,7 +117,7 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
         if isinstance(e, serrors.ExpiredError):
             raise errors.new_resource_expired("The resourceVersion for the provided list is too old.") from None
         raise store._interpret(e, "") from None
-    next_token = encode_continue(result.revision, result.next_key[len(store.prefix):]) if result.more else ""
+    next_token = encode_continue(result.revision, result.next_key[len(store.prefix) :]) if result.more else ""
     return result, next_token
 
 

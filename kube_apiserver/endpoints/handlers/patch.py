@@ -90,7 +90,9 @@ async def patch_function(scope: RequestScope) -> PatchFunc:
         try:
             ops = jsonpatch.JsonPatch(patch)
         except (jsonpatch.InvalidJsonPatch, TypeError, KeyError) as e:
-            raise errors.new_bad_request(f"the server rejected our request due to an error in our request: {e}") from None
+            raise errors.new_bad_request(
+                f"the server rejected our request due to an error in our request: {e}"
+            ) from None
 
         def apply_json_patch(obj: dict[str, Any]) -> dict[str, Any]:
             try:

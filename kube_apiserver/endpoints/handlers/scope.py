@@ -18,8 +18,20 @@ from kube_apiserver.runtime.serializer import decode_body, encode_yaml, ensure_o
 
 # Metadata keys in the order the Go ObjectMeta struct serializes them.
 _META_ORDER = (
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation", "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences", "finalizers",
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
     "managedFields",
 )
 
@@ -81,9 +93,7 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
             f"the API version in the data ({body_gv}) does not match the expected API version ({group_version})"
         )
     if body_kind and body_kind != kind:
-        raise errors.new_bad_request(
-            f"the kind in the data ({body_kind}) does not match the expected kind ({kind})"
-        )
+        raise errors.new_bad_request(f"the kind in the data ({body_kind}) does not match the expected kind ({kind})")
     if "metadata" in obj and not isinstance(obj["metadata"], dict):
         raise errors.new_bad_request("metadata must be an object")
     obj["apiVersion"] = group_version
@@ -91,9 +101,7 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
     return obj
 
 
-async def write_object(
-    scope: RequestScope, status: int, obj: dict[str, Any], raw: bytes | None = None
-) -> None:
+async def write_object(scope: RequestScope, status: int, obj: dict[str, Any], raw: bytes | None = None) -> None:
     """Write one object in the negotiated form; raw, when given, is obj already encoded as JSON."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
     send = scope.req.send

@@ -70,7 +70,12 @@ class WatchServer:
         if initial_end:
             meta["annotations"] = {INITIAL_EVENTS_END: "true"}
         spec = self.scope.spec
-        return orjson.dumps({"type": "BOOKMARK", "object": {"kind": spec.kind, "apiVersion": spec.group_version, "metadata": meta}}) + b"\n"
+        return (
+            orjson.dumps(
+                {"type": "BOOKMARK", "object": {"kind": spec.kind, "apiVersion": spec.group_version, "metadata": meta}}
+            )
+            + b"\n"
+        )
 
 
 async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = None) -> None:
@@ -82,14 +87,28 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     send_initial = initial_param.lower() == "true"
     if initial_param:
         if req.param("resourceVersionMatch") != "NotOlderThan":
-            raise errors.new_invalid("meta.k8s.io", "ListOptions", "", [errors.field_forbidden(
-                "resourceVersionMatch",
-                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-            )])
+            raise errors.new_invalid(
+                "meta.k8s.io",
+                "ListOptions",
+                "",
+                [
+                    errors.field_forbidden(
+                        "resourceVersionMatch",
+                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    )
+                ],
+            )
         if send_initial and not bookmarks:
-            raise errors.new_invalid("meta.k8s.io", "ListOptions", "", [errors.field_forbidden(
-                "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
-            )])
+            raise errors.new_invalid(
+                "meta.k8s.io",
+                "ListOptions",
+                "",
+                [
+                    errors.field_forbidden(
+                        "allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"
+                    )
+                ],
+            )
     timeout_text = req.param("timeoutSeconds")
     if timeout_text:
         if not timeout_text.isdigit():
@@ -117,11 +136,16 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
         await send({"type": "http.response.body", "body": body, "more_body": False})
         return
     try:
-        await send({
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-type", server.out.content_type.encode()), (b"cache-control", b"no-cache, private")],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", server.out.content_type.encode()),
+                    (b"cache-control", b"no-cache, private"),
+                ],
+            }
+        )
         chunks = [server.frame(ev) for ev in initial]
         if send_initial or (initial_param and not send_initial):
             start_rev = cacher.revision
@@ -175,7 +199,9 @@ async def _stream(
                     ev = await asyncio.wait_for(queue.get(), wait)
                 except TimeoutError:
                     if bookmarks and time.monotonic() < deadline:
-                        await send({"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True})
+                        await send(
+                            {"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True}
+                        )
                         last_bookmark = time.monotonic()
                     continue
             else:

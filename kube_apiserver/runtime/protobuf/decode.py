@@ -115,6 +115,7 @@ def peek_type_meta(body: bytes) -> tuple[str, str]:
 
 # --- wire ---
 
+
 def _varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
     result = 0
     shift = 0
@@ -193,8 +194,19 @@ def _str(buf: bytes, s: int, e: int) -> str:
 class _FieldPlan:
     """How one field is read and emitted (derived from schema.Field once per message)."""
 
-    __slots__ = ("field", "index", "json", "kind", "code", "repeated", "keep_zero", "inline", "sub", "default",
-                 "wire_type")
+    __slots__ = (
+        "field",
+        "index",
+        "json",
+        "kind",
+        "code",
+        "repeated",
+        "keep_zero",
+        "inline",
+        "sub",
+        "default",
+        "wire_type",
+    )
 
     def __init__(self, f: Field, index: int) -> None:
         self.field = f
@@ -317,7 +329,7 @@ def _decode(msg: Message, buf: bytes, pos: int, end: int) -> dict[str, Any]:
                         spans[fp] = (pos, e)
                         v = _decode(fp.sub, buf, pos, e)
                     else:  # a message field seen twice merges: protobuf defines that as concatenation
-                        merged = (prev if isinstance(prev, bytes) else buf[prev[0]:prev[1]]) + buf[pos:e]
+                        merged = (prev if isinstance(prev, bytes) else buf[prev[0] : prev[1]]) + buf[pos:e]
                         spans[fp] = merged
                         v = _decode(fp.sub, merged, 0, len(merged))
             elif kind == _K_MAP:
@@ -403,8 +415,20 @@ def _decode(msg: Message, buf: bytes, pos: int, end: int) -> dict[str, Any]:
 
 
 _ZERO: dict[int, Any] = {
-    T_STRING: "", T_INT32: 0, T_INT64: 0, T_UINT32: 0, T_UINT64: 0, T_BOOL: False, T_DOUBLE: 0, T_FLOAT: 0,
-    T_SINT32: 0, T_SINT64: 0, T_FIXED32: 0, T_FIXED64: 0, T_SFIXED32: 0, T_SFIXED64: 0,
+    T_STRING: "",
+    T_INT32: 0,
+    T_INT64: 0,
+    T_UINT32: 0,
+    T_UINT64: 0,
+    T_BOOL: False,
+    T_DOUBLE: 0,
+    T_FLOAT: 0,
+    T_SINT32: 0,
+    T_SINT64: 0,
+    T_FIXED32: 0,
+    T_FIXED64: 0,
+    T_SFIXED32: 0,
+    T_SFIXED64: 0,
 }
 
 
@@ -573,6 +597,7 @@ def _zero_value(t: TypeRef) -> Any:
 
 # --- types with their own JSON forms ---
 
+
 def _fields(buf: bytes, pos: int, end: int, what: str) -> dict[int, Any]:
     """Field number -> last value (int for varint / fixed, (start, end) for length-delimited)."""
     out: dict[int, Any] = {}
@@ -601,7 +626,7 @@ def _int_field(fields: dict[int, Any], num: int, what: str) -> int:
 
 def _special(code: int, buf: bytes, s: int, e: int) -> Any:
     if code == T_QUANTITY and e - s >= 2 and buf[s] == 0x0A and buf[s + 1] == e - s - 2:
-        return buf[s + 2:e].decode("utf-8", "replace") if e - s > 2 else "0"  # {string = 1}, the usual form
+        return buf[s + 2 : e].decode("utf-8", "replace") if e - s > 2 else "0"  # {string = 1}, the usual form
     return _special_slow(code, buf, s, e)
 
 
@@ -620,8 +645,7 @@ def _special_slow(code: int, buf: bytes, s: int, e: int) -> Any:
             raise ProtobufDecodeError(f"timestamp out of range: {seconds}s") from None
         if code == T_TIME:
             return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
-        return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
-                f".{t.microsecond:06d}Z")
+        return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}.{t.microsecond:06d}Z"
     if code == T_QUANTITY:
         fields = _fields(buf, s, e, "Quantity")
         span = fields.get(1)
@@ -645,7 +669,7 @@ def _special_slow(code: int, buf: bytes, s: int, e: int) -> Any:
     span = fields.get(1)
     if not isinstance(span, tuple) or span[0] == span[1]:
         return None
-    raw = buf[span[0]:span[1]]
+    raw = buf[span[0] : span[1]]
     if raw[:4] == MAGIC:
         return decode_protobuf(raw)
     try:

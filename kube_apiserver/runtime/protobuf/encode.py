@@ -164,13 +164,23 @@ def _parse_time(s: str) -> tuple[int, int]:
         raise ProtobufEncodeError(f"invalid RFC3339 time {s!r}")
     frac = m.group(7) or ""
     zone = m.group(8).upper()
-    dt = datetime.fromisoformat(f"{m.group(1)}-{m.group(2)}-{m.group(3)}T{m.group(4)}:{m.group(5)}:{m.group(6)}"
-                                + ("+00:00" if zone == "Z" else zone))
+    dt = datetime.fromisoformat(
+        f"{m.group(1)}-{m.group(2)}-{m.group(3)}T{m.group(4)}:{m.group(5)}:{m.group(6)}"
+        + ("+00:00" if zone == "Z" else zone)
+    )
     return int(dt.timestamp()), int(frac.ljust(9, "0")) if frac else 0
 
 
-_DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-                   "m": 60_000_000_000, "h": 3_600_000_000_000}
+_DURATION_UNITS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "μs": 1_000,
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60_000_000_000,
+    "h": 3_600_000_000_000,
+}
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 

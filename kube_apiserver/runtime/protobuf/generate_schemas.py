@@ -52,9 +52,20 @@ FILES = [
 # Messages copied from another package (promoted to GA after the kubectl release): target package,
 # message names, source package.
 COPIES = [
-    ("k8s.io.api.networking.v1", ["IPAddress", "IPAddressList", "IPAddressSpec", "ParentReference",
-                                  "ServiceCIDR", "ServiceCIDRList", "ServiceCIDRSpec", "ServiceCIDRStatus"],
-     "k8s.io.api.networking.v1beta1"),
+    (
+        "k8s.io.api.networking.v1",
+        [
+            "IPAddress",
+            "IPAddressList",
+            "IPAddressSpec",
+            "ParentReference",
+            "ServiceCIDR",
+            "ServiceCIDRList",
+            "ServiceCIDRSpec",
+            "ServiceCIDRStatus",
+        ],
+        "k8s.io.api.networking.v1beta1",
+    ),
 ]
 
 REP, PTR, OMIT, INLINE, MAP = 1, 2, 4, 8, 16  # flag bits, as in schema.py
@@ -65,19 +76,38 @@ PATCHES = [
     ("k8s.io.api.core.v1", "Lifecycle", (3, "stopSignal", "s", PTR | OMIT, "preStop")),
     ("k8s.io.api.apps.v1", "DeploymentStatus", (9, "terminatingReplicas", "i32", PTR | OMIT, "availableReplicas")),
     ("k8s.io.api.apps.v1", "ReplicaSetStatus", (7, "terminatingReplicas", "i32", PTR | OMIT, "availableReplicas")),
-    ("k8s.io.api.autoscaling.v2", "HPAScalingRules",
-     (4, "tolerance", "k8s.io.apimachinery.pkg.api.resource.Quantity", PTR | OMIT, "policies")),
+    (
+        "k8s.io.api.autoscaling.v2",
+        "HPAScalingRules",
+        (4, "tolerance", "k8s.io.apimachinery.pkg.api.resource.Quantity", PTR | OMIT, "policies"),
+    ),
     ("k8s.io.api.discovery.v1", "EndpointHints", (2, "forNodes", "ForNode", REP | OMIT, "forZones")),
 ]
 NEW_MESSAGES = [
     ("k8s.io.api.discovery.v1", "ForNode", [(1, "name", "s", 0)]),
 ]
 
-SCALARS = {9: "s", 12: "b", 5: "i32", 3: "i64", 13: "u32", 4: "u64", 8: "bool", 1: "f64", 2: "f32",
-           17: "si32", 18: "si64", 7: "fx32", 6: "fx64", 15: "sfx32", 16: "sfx64"}
+SCALARS = {
+    9: "s",
+    12: "b",
+    5: "i32",
+    3: "i64",
+    13: "u32",
+    4: "u64",
+    8: "bool",
+    1: "f64",
+    2: "f32",
+    17: "si32",
+    18: "si64",
+    7: "fx32",
+    6: "fx64",
+    15: "sfx32",
+    16: "sfx64",
+}
 
 
 # --- protobuf wire (just enough for descriptor.proto) ---
+
 
 def _varint(b: bytes, i: int) -> tuple[int, int]:
     r = s = 0
@@ -99,11 +129,11 @@ def _fields(b: bytes):
             v, i = _varint(b, i)
         elif wt == 2:
             n, i = _varint(b, i)
-            v, i = b[i:i + n], i + n
+            v, i = b[i : i + n], i + n
         elif wt == 1:
-            v, i = b[i:i + 8], i + 8
+            v, i = b[i : i + 8], i + 8
         elif wt == 5:
-            v, i = b[i:i + 4], i + 4
+            v, i = b[i : i + 4], i + 4
         else:
             raise ValueError(f"wire type {wt}")
         yield num, v
@@ -157,10 +187,10 @@ def descriptors(binary: bytes) -> dict[str, dict[str, Any]]:
     files = {}
     for m in re.finditer(rb"\x1f\x8b\x08\x00\x00\x00\x00\x00", binary):
         try:
-            out = zlib.decompressobj(31).decompress(binary[m.start():m.start() + 4_000_000])
+            out = zlib.decompressobj(31).decompress(binary[m.start() : m.start() + 4_000_000])
         except zlib.error:
             continue
-        if out[:1] == b"\n" and out[2:2 + out[1]].endswith(b"generated.proto"):
+        if out[:1] == b"\n" and out[2 : 2 + out[1]].endswith(b"generated.proto"):
             f = _file(out)
             files[f["name"]] = f
     return files
@@ -168,8 +198,23 @@ def descriptors(binary: bytes) -> dict[str, dict[str, Any]]:
 
 # --- Go runtime type metadata (abi.Type, Go 1.21..1.23, 64-bit) ---
 
-_KINDS = {1: "bool", 2: "int", 5: "int32", 6: "int64", 8: "uint8", 10: "uint32", 11: "uint64", 13: "float32",
-          14: "float64", 17: "array", 21: "map", 22: "ptr", 23: "slice", 24: "string", 25: "struct"}
+_KINDS = {
+    1: "bool",
+    2: "int",
+    5: "int32",
+    6: "int64",
+    8: "uint8",
+    10: "uint32",
+    11: "uint64",
+    13: "float32",
+    14: "float64",
+    17: "array",
+    21: "map",
+    22: "ptr",
+    23: "slice",
+    24: "string",
+    25: "struct",
+}
 
 
 class GoTypes:
@@ -187,7 +232,7 @@ class GoTypes:
         strtab = secs[shstrndx][4]
         self.sections = {}
         for name_off, _, _, addr, off, size in secs:
-            name = d[strtab + name_off:d.index(b"\0", strtab + name_off)].decode()
+            name = d[strtab + name_off : d.index(b"\0", strtab + name_off)].decode()
             self.sections[name] = (addr, off, size)
         self.types_base = self.sections[".rodata"][0]
         self.cache: dict[int, dict[str, Any]] = {}
@@ -202,11 +247,11 @@ class GoTypes:
         d, o = self.data, self.off(a)
         flags = d[o]
         n, p = _varint(d, o + 1)
-        nm = d[p:p + n].decode()
+        nm = d[p : p + n].decode()
         tag = ""
         if flags & 2:
             tn, p2 = _varint(d, p + n)
-            tag = d[p2:p2 + tn].decode()
+            tag = d[p2 : p2 + tn].decode()
         return nm, tag, flags
 
     def type(self, a: int) -> dict[str, Any]:
@@ -277,7 +322,7 @@ def build(binary_path: str) -> dict[str, dict[str, Any]]:
             k = next(x for x in m["fields"] if x["number"] == 1)
             v = next(x for x in m["fields"] if x["number"] == 2)
             return (typeref(k, pkg)[0], typeref(v, pkg)[0]), True
-        rel = tn[len(pkg) + 2:]
+        rel = tn[len(pkg) + 2 :]
         if tn.startswith("." + pkg + ".") and "." not in rel:
             return rel, False
         return tn[1:], False
@@ -288,7 +333,7 @@ def build(binary_path: str) -> dict[str, dict[str, Any]]:
         msgs: dict[str, Any] = {}
         kinds = []
         for full, m in f["msgs"].items():
-            rel = full[len(pkg) + 2:]
+            rel = full[len(pkg) + 2 :]
             if m["map_entry"] or rel in SPECIAL:
                 continue
             gt = gotypes.get((f["go_package"], rel))
@@ -352,8 +397,11 @@ def render(module: str, pkg: str, data: dict[str, Any]) -> str:
         lines += ["KINDS = frozenset({"] + [f'    "{k}",' for k in kinds] + ["})"]
     else:
         lines.append("KINDS: frozenset[str] = frozenset()")
-    lines += ["", "# message: ((number, JSON name, type, flags), ...) in Go struct order, or (\"list\", item type).",
-              "MESSAGES = {"]
+    lines += [
+        "",
+        '# message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).',
+        "MESSAGES = {",
+    ]
     for name in sorted(data["msgs"]):
         fields = data["msgs"][name]
         if isinstance(fields, tuple):
@@ -379,8 +427,8 @@ def main(argv: list[str]) -> None:
 
 def _pkg_file(pkg: str) -> str:
     if pkg.startswith("k8s.io.api."):
-        return "k8s.io/api/" + pkg[len("k8s.io.api."):].replace(".", "/") + "/generated.proto"
-    return "k8s.io/apimachinery/" + pkg[len("k8s.io.apimachinery."):].replace(".", "/") + "/generated.proto"
+        return "k8s.io/api/" + pkg[len("k8s.io.api.") :].replace(".", "/") + "/generated.proto"
+    return "k8s.io/apimachinery/" + pkg[len("k8s.io.apimachinery.") :].replace(".", "/") + "/generated.proto"
 
 
 if __name__ == "__main__":

@@ -61,9 +61,21 @@ T_MESSAGE, T_LIST = 15, 16
 T_TIME, T_MICROTIME, T_DURATION, T_QUANTITY, T_INTORSTRING, T_RAWEXTENSION, T_FIELDSV1 = range(17, 24)
 
 SCALAR_CODES = {
-    "s": T_STRING, "b": T_BYTES, "i32": T_INT32, "i64": T_INT64, "u32": T_UINT32, "u64": T_UINT64,
-    "bool": T_BOOL, "f64": T_DOUBLE, "f32": T_FLOAT, "si32": T_SINT32, "si64": T_SINT64,
-    "fx32": T_FIXED32, "fx64": T_FIXED64, "sfx32": T_SFIXED32, "sfx64": T_SFIXED64,
+    "s": T_STRING,
+    "b": T_BYTES,
+    "i32": T_INT32,
+    "i64": T_INT64,
+    "u32": T_UINT32,
+    "u64": T_UINT64,
+    "bool": T_BOOL,
+    "f64": T_DOUBLE,
+    "f32": T_FLOAT,
+    "si32": T_SINT32,
+    "si64": T_SINT64,
+    "fx32": T_FIXED32,
+    "fx64": T_FIXED64,
+    "sfx32": T_SFIXED32,
+    "sfx64": T_SFIXED64,
 }
 SPECIAL_CODES = {
     "k8s.io.apimachinery.pkg.apis.meta.v1.Time": T_TIME,
@@ -76,8 +88,21 @@ SPECIAL_CODES = {
 }
 # Wire type each code is encoded with (varint 0, 64-bit 1, length-delimited 2, 32-bit 5).
 WIRE_TYPES = {
-    T_STRING: 2, T_BYTES: 2, T_INT32: 0, T_INT64: 0, T_UINT32: 0, T_UINT64: 0, T_BOOL: 0, T_DOUBLE: 1,
-    T_FLOAT: 5, T_SINT32: 0, T_SINT64: 0, T_FIXED32: 5, T_FIXED64: 1, T_SFIXED32: 5, T_SFIXED64: 1,
+    T_STRING: 2,
+    T_BYTES: 2,
+    T_INT32: 0,
+    T_INT64: 0,
+    T_UINT32: 0,
+    T_UINT64: 0,
+    T_BOOL: 0,
+    T_DOUBLE: 1,
+    T_FLOAT: 5,
+    T_SINT32: 0,
+    T_SINT64: 0,
+    T_FIXED32: 5,
+    T_FIXED64: 1,
+    T_SFIXED32: 5,
+    T_SFIXED64: 1,
 }
 NUMERIC_CODES = frozenset(c for c, w in WIRE_TYPES.items() if w != 2)
 
@@ -106,11 +131,30 @@ class TypeRef:
 
 
 class Field:
-    __slots__ = ("number", "json", "type", "flags", "repeated", "pointer", "omitempty", "inline", "is_map",
-                 "key", "value", "wire_type")
+    __slots__ = (
+        "number",
+        "json",
+        "type",
+        "flags",
+        "repeated",
+        "pointer",
+        "omitempty",
+        "inline",
+        "is_map",
+        "key",
+        "value",
+        "wire_type",
+    )
 
-    def __init__(self, number: int, json: str, type_: TypeRef, flags: int,
-                 key: TypeRef | None = None, value: TypeRef | None = None) -> None:
+    def __init__(
+        self,
+        number: int,
+        json: str,
+        type_: TypeRef,
+        flags: int,
+        key: TypeRef | None = None,
+        value: TypeRef | None = None,
+    ) -> None:
         self.number = number
         self.json = json
         self.type = type_

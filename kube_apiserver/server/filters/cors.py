@@ -7,7 +7,9 @@ from typing import Any
 
 ASGIApp = Any
 _METHODS = b"POST, GET, OPTIONS, PUT, DELETE, PATCH"
-_HEADERS = b"Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since"
+_HEADERS = (
+    b"Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since"
+)
 _EXPOSE = b"Date"
 
 

@@ -48,7 +48,10 @@ def with_timeout(app: ASGIApp, request_timeout: float) -> ASGIApp:
         except TimeoutError:
             if not started:
                 await send_status_error(
-                    send, new_timeout("Timeout: request did not complete within requested timeout - context deadline exceeded")
+                    send,
+                    new_timeout(
+                        "Timeout: request did not complete within requested timeout - context deadline exceeded"
+                    ),
                 )
 
     return handler

@@ -345,4 +345,3 @@ class Cacher:
 
 def _event(ev: CacheEvent) -> Event:
     return Event(ev.type, ev.key, ev.object, ev.revision)
-

@@ -416,9 +416,7 @@ class SQLiteStorage:
             ).fetchall()
         finally:
             conn.execute("COMMIT")
-        events = [
-            Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(v), v, r, k), r) for r, k, t, v in rows
-        ]
+        events = [Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(v), v, r, k), r) for r, k, t, v in rows]
         return WatchBatch(events, cur_rev)
 
 

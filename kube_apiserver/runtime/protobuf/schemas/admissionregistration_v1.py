@@ -4,16 +4,18 @@
 PACKAGE = "k8s.io.api.admissionregistration.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "MutatingWebhookConfiguration",
-    "MutatingWebhookConfigurationList",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "ValidatingAdmissionPolicyBindingList",
-    "ValidatingAdmissionPolicyList",
-    "ValidatingWebhookConfiguration",
-    "ValidatingWebhookConfigurationList",
-})
+KINDS = frozenset(
+    {
+        "MutatingWebhookConfiguration",
+        "MutatingWebhookConfigurationList",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingAdmissionPolicyBindingList",
+        "ValidatingAdmissionPolicyList",
+        "ValidatingWebhookConfiguration",
+        "ValidatingWebhookConfigurationList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -88,9 +90,7 @@ MESSAGES = {
         (3, "path", "s", 6),
         (4, "port", "i32", 6),
     ),
-    "TypeChecking": (
-        (1, "expressionWarnings", "ExpressionWarning", 5),
-    ),
+    "TypeChecking": ((1, "expressionWarnings", "ExpressionWarning", 5),),
     "ValidatingAdmissionPolicy": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "ValidatingAdmissionPolicySpec", 4),

@@ -4,18 +4,20 @@
 PACKAGE = "k8s.io.api.apps.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "ControllerRevision",
-    "ControllerRevisionList",
-    "DaemonSet",
-    "DaemonSetList",
-    "Deployment",
-    "DeploymentList",
-    "ReplicaSet",
-    "ReplicaSetList",
-    "StatefulSet",
-    "StatefulSetList",
-})
+KINDS = frozenset(
+    {
+        "ControllerRevision",
+        "ControllerRevisionList",
+        "DaemonSet",
+        "DaemonSetList",
+        "Deployment",
+        "DeploymentList",
+        "ReplicaSet",
+        "ReplicaSetList",
+        "StatefulSet",
+        "StatefulSetList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -168,9 +170,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "StatefulSet", 1),
     ),
-    "StatefulSetOrdinals": (
-        (1, "start", "i32", 0),
-    ),
+    "StatefulSetOrdinals": ((1, "start", "i32", 0),),
     "StatefulSetPersistentVolumeClaimRetentionPolicy": (
         (1, "whenDeleted", "s", 4),
         (2, "whenScaled", "s", 4),

@@ -4,11 +4,13 @@
 PACKAGE = "k8s.io.api.authentication.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "SelfSubjectReview",
-    "TokenRequest",
-    "TokenReview",
-})
+KINDS = frozenset(
+    {
+        "SelfSubjectReview",
+        "TokenRequest",
+        "TokenReview",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -23,9 +25,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "status", "SelfSubjectReviewStatus", 4),
     ),
-    "SelfSubjectReviewStatus": (
-        (1, "userInfo", "UserInfo", 4),
-    ),
+    "SelfSubjectReviewStatus": ((1, "userInfo", "UserInfo", 4),),
     "TokenRequest": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "TokenRequestSpec", 0),

@@ -4,12 +4,14 @@
 PACKAGE = "k8s.io.api.authorization.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "LocalSubjectAccessReview",
-    "SelfSubjectAccessReview",
-    "SelfSubjectRulesReview",
-    "SubjectAccessReview",
-})
+KINDS = frozenset(
+    {
+        "LocalSubjectAccessReview",
+        "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview",
+        "SubjectAccessReview",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -66,9 +68,7 @@ MESSAGES = {
         (2, "spec", "SelfSubjectRulesReviewSpec", 0),
         (3, "status", "SubjectRulesReviewStatus", 4),
     ),
-    "SelfSubjectRulesReviewSpec": (
-        (1, "namespace", "s", 4),
-    ),
+    "SelfSubjectRulesReviewSpec": ((1, "namespace", "s", 4),),
     "SubjectAccessReview": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "SubjectAccessReviewSpec", 0),

@@ -4,11 +4,13 @@
 PACKAGE = "k8s.io.api.autoscaling.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "HorizontalPodAutoscaler",
-    "HorizontalPodAutoscalerList",
-    "Scale",
-})
+KINDS = frozenset(
+    {
+        "HorizontalPodAutoscaler",
+        "HorizontalPodAutoscalerList",
+        "Scale",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -125,9 +127,7 @@ MESSAGES = {
         (2, "spec", "ScaleSpec", 4),
         (3, "status", "ScaleStatus", 4),
     ),
-    "ScaleSpec": (
-        (1, "replicas", "i32", 4),
-    ),
+    "ScaleSpec": ((1, "replicas", "i32", 4),),
     "ScaleStatus": (
         (1, "replicas", "i32", 0),
         (2, "selector", "s", 4),

@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.autoscaling.v2"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "HorizontalPodAutoscaler",
-    "HorizontalPodAutoscalerList",
-})
+KINDS = frozenset(
+    {
+        "HorizontalPodAutoscaler",
+        "HorizontalPodAutoscalerList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

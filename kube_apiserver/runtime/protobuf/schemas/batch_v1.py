@@ -4,12 +4,14 @@
 PACKAGE = "k8s.io.api.batch.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "CronJob",
-    "CronJobList",
-    "Job",
-    "JobList",
-})
+KINDS = frozenset(
+    {
+        "CronJob",
+        "CronJobList",
+        "Job",
+        "JobList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -89,9 +91,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "JobSpec", 4),
     ),
-    "PodFailurePolicy": (
-        (1, "rules", "PodFailurePolicyRule", 1),
-    ),
+    "PodFailurePolicy": ((1, "rules", "PodFailurePolicyRule", 1),),
     "PodFailurePolicyOnExitCodesRequirement": (
         (1, "containerName", "s", 6),
         (2, "operator", "s", 0),
@@ -106,9 +106,7 @@ MESSAGES = {
         (2, "onExitCodes", "PodFailurePolicyOnExitCodesRequirement", 6),
         (3, "onPodConditions", "PodFailurePolicyOnPodConditionsPattern", 5),
     ),
-    "SuccessPolicy": (
-        (1, "rules", "SuccessPolicyRule", 1),
-    ),
+    "SuccessPolicy": ((1, "rules", "SuccessPolicyRule", 1),),
     "SuccessPolicyRule": (
         (1, "succeededIndexes", "s", 6),
         (2, "succeededCount", "i32", 6),

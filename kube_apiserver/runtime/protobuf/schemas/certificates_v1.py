@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.certificates.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "CertificateSigningRequest",
-    "CertificateSigningRequestList",
-})
+KINDS = frozenset(
+    {
+        "CertificateSigningRequest",
+        "CertificateSigningRequestList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

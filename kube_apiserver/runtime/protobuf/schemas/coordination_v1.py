@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.coordination.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "Lease",
-    "LeaseList",
-})
+KINDS = frozenset(
+    {
+        "Lease",
+        "LeaseList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

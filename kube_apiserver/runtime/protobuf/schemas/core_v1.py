@@ -4,52 +4,54 @@
 PACKAGE = "k8s.io.api.core.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "Binding",
-    "ComponentStatus",
-    "ComponentStatusList",
-    "ConfigMap",
-    "ConfigMapList",
-    "Endpoints",
-    "EndpointsList",
-    "Event",
-    "EventList",
-    "LimitRange",
-    "LimitRangeList",
-    "List",
-    "Namespace",
-    "NamespaceList",
-    "Node",
-    "NodeList",
-    "NodeProxyOptions",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "PersistentVolumeClaimList",
-    "PersistentVolumeList",
-    "Pod",
-    "PodAttachOptions",
-    "PodExecOptions",
-    "PodList",
-    "PodLogOptions",
-    "PodPortForwardOptions",
-    "PodProxyOptions",
-    "PodStatusResult",
-    "PodTemplate",
-    "PodTemplateList",
-    "RangeAllocation",
-    "ReplicationController",
-    "ReplicationControllerList",
-    "ResourceQuota",
-    "ResourceQuotaList",
-    "Secret",
-    "SecretList",
-    "SerializedReference",
-    "Service",
-    "ServiceAccount",
-    "ServiceAccountList",
-    "ServiceList",
-    "ServiceProxyOptions",
-})
+KINDS = frozenset(
+    {
+        "Binding",
+        "ComponentStatus",
+        "ComponentStatusList",
+        "ConfigMap",
+        "ConfigMapList",
+        "Endpoints",
+        "EndpointsList",
+        "Event",
+        "EventList",
+        "LimitRange",
+        "LimitRangeList",
+        "List",
+        "Namespace",
+        "NamespaceList",
+        "Node",
+        "NodeList",
+        "NodeProxyOptions",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "PersistentVolumeClaimList",
+        "PersistentVolumeList",
+        "Pod",
+        "PodAttachOptions",
+        "PodExecOptions",
+        "PodList",
+        "PodLogOptions",
+        "PodPortForwardOptions",
+        "PodProxyOptions",
+        "PodStatusResult",
+        "PodTemplate",
+        "PodTemplateList",
+        "RangeAllocation",
+        "ReplicationController",
+        "ReplicationControllerList",
+        "ResourceQuota",
+        "ResourceQuotaList",
+        "Secret",
+        "SecretList",
+        "SerializedReference",
+        "Service",
+        "ServiceAccount",
+        "ServiceAccountList",
+        "ServiceList",
+        "ServiceProxyOptions",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -72,9 +74,7 @@ MESSAGES = {
         (1, "name", "s", 0),
         (2, "devicePath", "s", 0),
     ),
-    "AvoidPods": (
-        (1, "preferAvoidPods", "PreferAvoidPodsEntry", 5),
-    ),
+    "AvoidPods": ((1, "preferAvoidPods", "PreferAvoidPodsEntry", 5),),
     "AzureDiskVolumeSource": (
         (1, "diskName", "s", 0),
         (2, "diskURI", "s", 0),
@@ -149,9 +149,7 @@ MESSAGES = {
         (3, "readOnly", "bool", 4),
         (4, "secretRef", "LocalObjectReference", 6),
     ),
-    "ClientIPConfig": (
-        (1, "timeoutSeconds", "i32", 6),
-    ),
+    "ClientIPConfig": ((1, "timeoutSeconds", "i32", 6),),
     "ClusterTrustBundleProjection": (
         (1, "name", "s", 6),
         (2, "signerName", "s", 6),
@@ -256,9 +254,7 @@ MESSAGES = {
         (2, "running", "ContainerStateRunning", 6),
         (3, "terminated", "ContainerStateTerminated", 6),
     ),
-    "ContainerStateRunning": (
-        (1, "startedAt", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", 4),
-    ),
+    "ContainerStateRunning": ((1, "startedAt", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", 4),),
     "ContainerStateTerminated": (
         (1, "exitCode", "i32", 0),
         (2, "signal", "i32", 4),
@@ -288,15 +284,9 @@ MESSAGES = {
         (13, "user", "ContainerUser", 6),
         (14, "allocatedResourcesStatus", "ResourceStatus", 5),
     ),
-    "ContainerUser": (
-        (1, "linux", "LinuxContainerUser", 6),
-    ),
-    "DaemonEndpoint": (
-        (1, "Port", "i32", 0),
-    ),
-    "DownwardAPIProjection": (
-        (1, "items", "DownwardAPIVolumeFile", 5),
-    ),
+    "ContainerUser": ((1, "linux", "LinuxContainerUser", 6),),
+    "DaemonEndpoint": ((1, "Port", "i32", 0),),
+    "DownwardAPIProjection": ((1, "items", "DownwardAPIVolumeFile", 5),),
     "DownwardAPIVolumeFile": (
         (1, "path", "s", 0),
         (2, "fieldRef", "ObjectFieldSelector", 6),
@@ -382,9 +372,7 @@ MESSAGES = {
         (17, "stdinOnce", "bool", 4),
         (18, "tty", "bool", 4),
     ),
-    "EphemeralVolumeSource": (
-        (1, "volumeClaimTemplate", "PersistentVolumeClaimTemplate", 6),
-    ),
+    "EphemeralVolumeSource": ((1, "volumeClaimTemplate", "PersistentVolumeClaimTemplate", 6),),
     "Event": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 0),
         (2, "involvedObject", "ObjectReference", 0),
@@ -414,9 +402,7 @@ MESSAGES = {
         (1, "component", "s", 4),
         (2, "host", "s", 4),
     ),
-    "ExecAction": (
-        (1, "command", "s", 5),
-    ),
+    "ExecAction": ((1, "command", "s", 5),),
     "FCVolumeSource": (
         (1, "targetWWNs", "s", 5),
         (2, "lun", "i32", 6),
@@ -483,9 +469,7 @@ MESSAGES = {
         (1, "ip", "s", 0),
         (2, "hostnames", "s", 5),
     ),
-    "HostIP": (
-        (1, "ip", "s", 0),
-    ),
+    "HostIP": ((1, "ip", "s", 0),),
     "HostPathVolumeSource": (
         (1, "path", "s", 0),
         (2, "type", "s", 6),
@@ -552,9 +536,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "LimitRange", 1),
     ),
-    "LimitRangeSpec": (
-        (1, "limits", "LimitRangeItem", 1),
-    ),
+    "LimitRangeSpec": ((1, "limits", "LimitRangeItem", 1),),
     "LinuxContainerUser": (
         (1, "uid", "i64", 0),
         (2, "gid", "i64", 0),
@@ -570,12 +552,8 @@ MESSAGES = {
         (3, "ipMode", "s", 6),
         (4, "ports", "PortStatus", 5),
     ),
-    "LoadBalancerStatus": (
-        (1, "ingress", "LoadBalancerIngress", 5),
-    ),
-    "LocalObjectReference": (
-        (1, "name", "s", 4),
-    ),
+    "LoadBalancerStatus": ((1, "ingress", "LoadBalancerIngress", 5),),
+    "LocalObjectReference": ((1, "name", "s", 4),),
     "LocalVolumeSource": (
         (1, "path", "s", 0),
         (2, "fsType", "s", 6),
@@ -605,9 +583,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "Namespace", 1),
     ),
-    "NamespaceSpec": (
-        (1, "finalizers", "s", 5),
-    ),
+    "NamespaceSpec": ((1, "finalizers", "s", 5),),
     "NamespaceStatus": (
         (1, "phase", "s", 4),
         (2, "conditions", "NamespaceCondition", 5),
@@ -633,28 +609,20 @@ MESSAGES = {
         (5, "reason", "s", 4),
         (6, "message", "s", 4),
     ),
-    "NodeConfigSource": (
-        (2, "configMap", "ConfigMapNodeConfigSource", 6),
-    ),
+    "NodeConfigSource": ((2, "configMap", "ConfigMapNodeConfigSource", 6),),
     "NodeConfigStatus": (
         (1, "assigned", "NodeConfigSource", 6),
         (2, "active", "NodeConfigSource", 6),
         (3, "lastKnownGood", "NodeConfigSource", 6),
         (4, "error", "s", 4),
     ),
-    "NodeDaemonEndpoints": (
-        (1, "kubeletEndpoint", "DaemonEndpoint", 4),
-    ),
-    "NodeFeatures": (
-        (1, "supplementalGroupsPolicy", "bool", 6),
-    ),
+    "NodeDaemonEndpoints": ((1, "kubeletEndpoint", "DaemonEndpoint", 4),),
+    "NodeFeatures": ((1, "supplementalGroupsPolicy", "bool", 6),),
     "NodeList": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "Node", 1),
     ),
-    "NodeProxyOptions": (
-        (1, "path", "s", 4),
-    ),
+    "NodeProxyOptions": ((1, "path", "s", 4),),
     "NodeRuntimeHandler": (
         (1, "name", "s", 0),
         (2, "features", "NodeRuntimeHandlerFeatures", 6),
@@ -663,9 +631,7 @@ MESSAGES = {
         (1, "recursiveReadOnlyMounts", "bool", 6),
         (2, "userNamespaces", "bool", 6),
     ),
-    "NodeSelector": (
-        (1, "nodeSelectorTerms", "NodeSelectorTerm", 1),
-    ),
+    "NodeSelector": ((1, "nodeSelectorTerms", "NodeSelectorTerm", 1),),
     "NodeSelectorRequirement": (
         (1, "key", "s", 0),
         (2, "operator", "s", 0),
@@ -878,9 +844,7 @@ MESSAGES = {
         (5, "container", "s", 4),
         (6, "command", "s", 1),
     ),
-    "PodIP": (
-        (1, "ip", "s", 0),
-    ),
+    "PodIP": ((1, "ip", "s", 0),),
     "PodList": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "Pod", 1),
@@ -897,18 +861,10 @@ MESSAGES = {
         (9, "insecureSkipTLSVerifyBackend", "bool", 4),
         (10, "stream", "s", 6),
     ),
-    "PodOS": (
-        (1, "name", "s", 0),
-    ),
-    "PodPortForwardOptions": (
-        (1, "ports", "i32", 5),
-    ),
-    "PodProxyOptions": (
-        (1, "path", "s", 4),
-    ),
-    "PodReadinessGate": (
-        (1, "conditionType", "s", 0),
-    ),
+    "PodOS": ((1, "name", "s", 0),),
+    "PodPortForwardOptions": ((1, "ports", "i32", 5),),
+    "PodProxyOptions": ((1, "path", "s", 4),),
+    "PodReadinessGate": ((1, "conditionType", "s", 0),),
     "PodResourceClaim": (
         (1, "name", "s", 0),
         (3, "resourceClaimName", "s", 6),
@@ -918,9 +874,7 @@ MESSAGES = {
         (1, "name", "s", 0),
         (2, "resourceClaimName", "s", 6),
     ),
-    "PodSchedulingGate": (
-        (1, "name", "s", 0),
-    ),
+    "PodSchedulingGate": ((1, "name", "s", 0),),
     "PodSecurityContext": (
         (1, "seLinuxOptions", "SELinuxOptions", 6),
         (8, "windowsOptions", "WindowsSecurityContextOptions", 6),
@@ -936,9 +890,7 @@ MESSAGES = {
         (11, "appArmorProfile", "AppArmorProfile", 6),
         (13, "seLinuxChangePolicy", "s", 6),
     ),
-    "PodSignature": (
-        (1, "podController", "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", 6),
-    ),
+    "PodSignature": ((1, "podController", "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference", 6),),
     "PodSpec": (
         (1, "volumes", "Volume", 5),
         (20, "initContainers", "Container", 5),
@@ -1025,9 +977,7 @@ MESSAGES = {
         (2, "fsType", "s", 4),
         (3, "readOnly", "bool", 4),
     ),
-    "Preconditions": (
-        (1, "uid", "s", 6),
-    ),
+    "Preconditions": ((1, "uid", "s", 6),),
     "PreferAvoidPodsEntry": (
         (1, "podSignature", "PodSignature", 0),
         (2, "evictionTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", 4),
@@ -1190,9 +1140,7 @@ MESSAGES = {
         (9, "fsType", "s", 4),
         (10, "readOnly", "bool", 4),
     ),
-    "ScopeSelector": (
-        (1, "matchExpressions", "ScopedResourceSelectorRequirement", 5),
-    ),
+    "ScopeSelector": ((1, "matchExpressions", "ScopedResourceSelectorRequirement", 5),),
     "ScopedResourceSelectorRequirement": (
         (1, "scopeName", "s", 0),
         (2, "operator", "s", 0),
@@ -1251,9 +1199,7 @@ MESSAGES = {
         (11, "seccompProfile", "SeccompProfile", 6),
         (12, "appArmorProfile", "AppArmorProfile", 6),
     ),
-    "SerializedReference": (
-        (1, "reference", "ObjectReference", 4),
-    ),
+    "SerializedReference": ((1, "reference", "ObjectReference", 4),),
     "Service": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "ServiceSpec", 4),
@@ -1286,9 +1232,7 @@ MESSAGES = {
         (4, "targetPort", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", 4),
         (5, "nodePort", "i32", 4),
     ),
-    "ServiceProxyOptions": (
-        (1, "path", "s", 4),
-    ),
+    "ServiceProxyOptions": ((1, "path", "s", 4),),
     "ServiceSpec": (
         (1, "ports", "ServicePort", 5),
         (2, "selector", ("s", "s"), 20),
@@ -1315,12 +1259,8 @@ MESSAGES = {
         (1, "loadBalancer", "LoadBalancerStatus", 4),
         (2, "conditions", "k8s.io.apimachinery.pkg.apis.meta.v1.Condition", 5),
     ),
-    "SessionAffinityConfig": (
-        (1, "clientIP", "ClientIPConfig", 6),
-    ),
-    "SleepAction": (
-        (1, "seconds", "i64", 0),
-    ),
+    "SessionAffinityConfig": ((1, "clientIP", "ClientIPConfig", 6),),
+    "SleepAction": ((1, "seconds", "i64", 0),),
     "StorageOSPersistentVolumeSource": (
         (1, "volumeName", "s", 4),
         (2, "volumeNamespace", "s", 4),
@@ -1360,9 +1300,7 @@ MESSAGES = {
         (1, "key", "s", 0),
         (2, "values", "s", 1),
     ),
-    "TopologySelectorTerm": (
-        (1, "matchLabelExpressions", "TopologySelectorLabelRequirement", 5),
-    ),
+    "TopologySelectorTerm": ((1, "matchLabelExpressions", "TopologySelectorLabelRequirement", 5),),
     "TopologySpreadConstraint": (
         (1, "maxSkew", "i32", 0),
         (2, "topologyKey", "s", 0),
@@ -1407,9 +1345,7 @@ MESSAGES = {
         (3, "readOnly", "bool", 4),
         (4, "recursiveReadOnly", "s", 6),
     ),
-    "VolumeNodeAffinity": (
-        (1, "required", "NodeSelector", 6),
-    ),
+    "VolumeNodeAffinity": ((1, "required", "NodeSelector", 6),),
     "VolumeProjection": (
         (1, "secret", "SecretProjection", 6),
         (2, "downwardAPI", "DownwardAPIProjection", 6),

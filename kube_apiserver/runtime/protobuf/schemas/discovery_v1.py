@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.discovery.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "EndpointSlice",
-    "EndpointSliceList",
-})
+KINDS = frozenset(
+    {
+        "EndpointSlice",
+        "EndpointSliceList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -46,10 +48,6 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "EndpointSlice", 1),
     ),
-    "ForNode": (
-        (1, "name", "s", 0),
-    ),
-    "ForZone": (
-        (1, "name", "s", 0),
-    ),
+    "ForNode": ((1, "name", "s", 0),),
+    "ForZone": ((1, "name", "s", 0),),
 }

@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.events.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "Event",
-    "EventList",
-})
+KINDS = frozenset(
+    {
+        "Event",
+        "EventList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

@@ -4,12 +4,14 @@
 PACKAGE = "k8s.io.api.flowcontrol.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "FlowSchema",
-    "FlowSchemaList",
-    "PriorityLevelConfiguration",
-    "PriorityLevelConfigurationList",
-})
+KINDS = frozenset(
+    {
+        "FlowSchema",
+        "FlowSchemaList",
+        "PriorityLevelConfiguration",
+        "PriorityLevelConfigurationList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -17,9 +19,7 @@ MESSAGES = {
         (1, "nominalConcurrencyShares", "i32", 6),
         (2, "lendablePercent", "i32", 6),
     ),
-    "FlowDistinguisherMethod": (
-        (1, "type", "s", 0),
-    ),
+    "FlowDistinguisherMethod": ((1, "type", "s", 0),),
     "FlowSchema": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "FlowSchemaSpec", 4),
@@ -42,12 +42,8 @@ MESSAGES = {
         (3, "distinguisherMethod", "FlowDistinguisherMethod", 6),
         (4, "rules", "PolicyRulesWithSubjects", 5),
     ),
-    "FlowSchemaStatus": (
-        (1, "conditions", "FlowSchemaCondition", 5),
-    ),
-    "GroupSubject": (
-        (1, "name", "s", 0),
-    ),
+    "FlowSchemaStatus": ((1, "conditions", "FlowSchemaCondition", 5),),
+    "GroupSubject": ((1, "name", "s", 0),),
     "LimitResponse": (
         (1, "type", "s", 0),
         (2, "queuing", "QueuingConfiguration", 6),
@@ -83,17 +79,13 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "PriorityLevelConfiguration", 1),
     ),
-    "PriorityLevelConfigurationReference": (
-        (1, "name", "s", 0),
-    ),
+    "PriorityLevelConfigurationReference": ((1, "name", "s", 0),),
     "PriorityLevelConfigurationSpec": (
         (1, "type", "s", 0),
         (2, "limited", "LimitedPriorityLevelConfiguration", 6),
         (3, "exempt", "ExemptPriorityLevelConfiguration", 6),
     ),
-    "PriorityLevelConfigurationStatus": (
-        (1, "conditions", "PriorityLevelConfigurationCondition", 5),
-    ),
+    "PriorityLevelConfigurationStatus": ((1, "conditions", "PriorityLevelConfigurationCondition", 5),),
     "QueuingConfiguration": (
         (1, "queues", "i32", 0),
         (2, "handSize", "i32", 0),
@@ -116,7 +108,5 @@ MESSAGES = {
         (3, "group", "GroupSubject", 6),
         (4, "serviceAccount", "ServiceAccountSubject", 6),
     ),
-    "UserSubject": (
-        (1, "name", "s", 0),
-    ),
+    "UserSubject": ((1, "name", "s", 0),),
 }

@@ -4,24 +4,26 @@
 PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "APIGroup",
-    "APIGroupList",
-    "APIResourceList",
-    "APIVersions",
-    "ApplyOptions",
-    "CreateOptions",
-    "DeleteOptions",
-    "GetOptions",
-    "List",
-    "ListOptions",
-    "PartialObjectMetadata",
-    "PartialObjectMetadataList",
-    "PatchOptions",
-    "Status",
-    "TableOptions",
-    "UpdateOptions",
-})
+KINDS = frozenset(
+    {
+        "APIGroup",
+        "APIGroupList",
+        "APIResourceList",
+        "APIVersions",
+        "ApplyOptions",
+        "CreateOptions",
+        "DeleteOptions",
+        "GetOptions",
+        "List",
+        "ListOptions",
+        "PartialObjectMetadata",
+        "PartialObjectMetadataList",
+        "PatchOptions",
+        "Status",
+        "TableOptions",
+        "UpdateOptions",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -31,9 +33,7 @@ MESSAGES = {
         (3, "preferredVersion", "GroupVersionForDiscovery", 4),
         (4, "serverAddressByClientCIDRs", "ServerAddressByClientCIDR", 5),
     ),
-    "APIGroupList": (
-        (1, "groups", "APIGroup", 1),
-    ),
+    "APIGroupList": ((1, "groups", "APIGroup", 1),),
     "APIResource": (
         (1, "name", "s", 0),
         (6, "singularName", "s", 0),
@@ -85,9 +85,7 @@ MESSAGES = {
         (2, "operator", "s", 0),
         (3, "values", "s", 5),
     ),
-    "GetOptions": (
-        (1, "resourceVersion", "s", 4),
-    ),
+    "GetOptions": ((1, "resourceVersion", "s", 4),),
     "GroupKind": (
         (1, "group", "s", 0),
         (2, "kind", "s", 0),
@@ -179,15 +177,12 @@ MESSAGES = {
         (6, "controller", "bool", 6),
         (7, "blockOwnerDeletion", "bool", 6),
     ),
-    "PartialObjectMetadata": (
-        (1, "metadata", "ObjectMeta", 4),
-    ),
+    "PartialObjectMetadata": ((1, "metadata", "ObjectMeta", 4),),
     "PartialObjectMetadataList": (
         (1, "metadata", "ListMeta", 4),
         (2, "items", "PartialObjectMetadata", 1),
     ),
-    "Patch": (
-    ),
+    "Patch": (),
     "PatchOptions": (
         (1, "dryRun", "s", 5),
         (2, "force", "bool", 6),
@@ -198,9 +193,7 @@ MESSAGES = {
         (1, "uid", "s", 6),
         (2, "resourceVersion", "s", 6),
     ),
-    "RootPaths": (
-        (1, "paths", "s", 1),
-    ),
+    "RootPaths": ((1, "paths", "s", 1),),
     "ServerAddressByClientCIDR": (
         (1, "clientCIDR", "s", 0),
         (2, "serverAddress", "s", 0),
@@ -226,9 +219,7 @@ MESSAGES = {
         (4, "causes", "StatusCause", 5),
         (5, "retryAfterSeconds", "i32", 4),
     ),
-    "TableOptions": (
-        (1, "includeObject", "s", 4),
-    ),
+    "TableOptions": ((1, "includeObject", "s", 4),),
     "Timestamp": (
         (1, "seconds", "i64", 0),
         (2, "nanos", "i32", 0),

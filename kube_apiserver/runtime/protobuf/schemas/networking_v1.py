@@ -4,18 +4,20 @@
 PACKAGE = "k8s.io.api.networking.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "IPAddress",
-    "IPAddressList",
-    "Ingress",
-    "IngressClass",
-    "IngressClassList",
-    "IngressList",
-    "NetworkPolicy",
-    "NetworkPolicyList",
-    "ServiceCIDR",
-    "ServiceCIDRList",
-})
+KINDS = frozenset(
+    {
+        "IPAddress",
+        "IPAddressList",
+        "Ingress",
+        "IngressClass",
+        "IngressClassList",
+        "IngressList",
+        "NetworkPolicy",
+        "NetworkPolicyList",
+        "ServiceCIDR",
+        "ServiceCIDRList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -24,9 +26,7 @@ MESSAGES = {
         (3, "pathType", "s", 2),
         (2, "backend", "IngressBackend", 0),
     ),
-    "HTTPIngressRuleValue": (
-        (1, "paths", "HTTPIngressPath", 1),
-    ),
+    "HTTPIngressRuleValue": ((1, "paths", "HTTPIngressPath", 1),),
     "IPAddress": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "spec", "IPAddressSpec", 4),
@@ -35,9 +35,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "IPAddress", 1),
     ),
-    "IPAddressSpec": (
-        (1, "parentRef", "ParentReference", 6),
-    ),
+    "IPAddressSpec": ((1, "parentRef", "ParentReference", 6),),
     "IPBlock": (
         (1, "cidr", "s", 0),
         (2, "except", "s", 5),
@@ -79,9 +77,7 @@ MESSAGES = {
         (2, "hostname", "s", 4),
         (4, "ports", "IngressPortStatus", 5),
     ),
-    "IngressLoadBalancerStatus": (
-        (1, "ingress", "IngressLoadBalancerIngress", 5),
-    ),
+    "IngressLoadBalancerStatus": ((1, "ingress", "IngressLoadBalancerIngress", 5),),
     "IngressPortStatus": (
         (1, "port", "i32", 0),
         (2, "protocol", "s", 0),
@@ -91,9 +87,7 @@ MESSAGES = {
         (1, "host", "s", 4),
         (2, "ingressRuleValue", "IngressRuleValue", 8),
     ),
-    "IngressRuleValue": (
-        (1, "http", "HTTPIngressRuleValue", 6),
-    ),
+    "IngressRuleValue": ((1, "http", "HTTPIngressRuleValue", 6),),
     "IngressServiceBackend": (
         (1, "name", "s", 0),
         (2, "port", "ServiceBackendPort", 4),
@@ -104,9 +98,7 @@ MESSAGES = {
         (2, "tls", "IngressTLS", 5),
         (3, "rules", "IngressRule", 5),
     ),
-    "IngressStatus": (
-        (1, "loadBalancer", "IngressLoadBalancerStatus", 4),
-    ),
+    "IngressStatus": ((1, "loadBalancer", "IngressLoadBalancerStatus", 4),),
     "IngressTLS": (
         (1, "hosts", "s", 5),
         (2, "secretName", "s", 4),
@@ -162,10 +154,6 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "ServiceCIDR", 1),
     ),
-    "ServiceCIDRSpec": (
-        (1, "cidrs", "s", 5),
-    ),
-    "ServiceCIDRStatus": (
-        (1, "conditions", "k8s.io.apimachinery.pkg.apis.meta.v1.Condition", 5),
-    ),
+    "ServiceCIDRSpec": ((1, "cidrs", "s", 5),),
+    "ServiceCIDRStatus": ((1, "conditions", "k8s.io.apimachinery.pkg.apis.meta.v1.Condition", 5),),
 }

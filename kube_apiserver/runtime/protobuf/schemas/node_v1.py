@@ -4,16 +4,16 @@
 PACKAGE = "k8s.io.api.node.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "RuntimeClass",
-    "RuntimeClassList",
-})
+KINDS = frozenset(
+    {
+        "RuntimeClass",
+        "RuntimeClassList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
-    "Overhead": (
-        (1, "podFixed", ("s", "k8s.io.apimachinery.pkg.api.resource.Quantity"), 20),
-    ),
+    "Overhead": ((1, "podFixed", ("s", "k8s.io.apimachinery.pkg.api.resource.Quantity"), 20),),
     "RuntimeClass": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "handler", "s", 0),

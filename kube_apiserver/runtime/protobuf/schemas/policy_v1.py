@@ -4,11 +4,13 @@
 PACKAGE = "k8s.io.api.policy.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "Eviction",
-    "PodDisruptionBudget",
-    "PodDisruptionBudgetList",
-})
+KINDS = frozenset(
+    {
+        "Eviction",
+        "PodDisruptionBudget",
+        "PodDisruptionBudgetList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

@@ -4,22 +4,22 @@
 PACKAGE = "k8s.io.api.rbac.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ClusterRoleBindingList",
-    "ClusterRoleList",
-    "Role",
-    "RoleBinding",
-    "RoleBindingList",
-    "RoleList",
-})
+KINDS = frozenset(
+    {
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ClusterRoleBindingList",
+        "ClusterRoleList",
+        "Role",
+        "RoleBinding",
+        "RoleBindingList",
+        "RoleList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
-    "AggregationRule": (
-        (1, "clusterRoleSelectors", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", 5),
-    ),
+    "AggregationRule": ((1, "clusterRoleSelectors", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", 5),),
     "ClusterRole": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "rules", "PolicyRule", 1),

@@ -7,5 +7,4 @@ PACKAGE = "k8s.io.apimachinery.pkg.runtime.schema"
 KINDS: frozenset[str] = frozenset()
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
-MESSAGES = {
-}
+MESSAGES = {}

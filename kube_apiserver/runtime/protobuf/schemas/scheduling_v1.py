@@ -4,10 +4,12 @@
 PACKAGE = "k8s.io.api.scheduling.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "PriorityClass",
-    "PriorityClassList",
-})
+KINDS = frozenset(
+    {
+        "PriorityClass",
+        "PriorityClassList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {

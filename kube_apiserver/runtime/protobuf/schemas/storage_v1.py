@@ -4,18 +4,20 @@
 PACKAGE = "k8s.io.api.storage.v1"
 
 # Top-level kinds (Go types that embed TypeMeta).
-KINDS = frozenset({
-    "CSIDriver",
-    "CSIDriverList",
-    "CSINode",
-    "CSINodeList",
-    "CSIStorageCapacity",
-    "CSIStorageCapacityList",
-    "StorageClass",
-    "StorageClassList",
-    "VolumeAttachment",
-    "VolumeAttachmentList",
-})
+KINDS = frozenset(
+    {
+        "CSIDriver",
+        "CSIDriverList",
+        "CSINode",
+        "CSINodeList",
+        "CSIStorageCapacity",
+        "CSIStorageCapacityList",
+        "StorageClass",
+        "StorageClassList",
+        "VolumeAttachment",
+        "VolumeAttachmentList",
+    }
+)
 
 # message: ((number, JSON name, type, flags), ...) in Go struct order, or ("list", item type).
 MESSAGES = {
@@ -51,9 +53,7 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", 4),
         (2, "items", "CSINode", 1),
     ),
-    "CSINodeSpec": (
-        (1, "drivers", "CSINodeDriver", 1),
-    ),
+    "CSINodeSpec": ((1, "drivers", "CSINodeDriver", 1),),
     "CSIStorageCapacity": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", 4),
         (2, "nodeTopology", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", 6),
@@ -111,7 +111,5 @@ MESSAGES = {
         (1, "time", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", 4),
         (2, "message", "s", 4),
     ),
-    "VolumeNodeResources": (
-        (1, "count", "i32", 6),
-    ),
+    "VolumeNodeResources": ((1, "count", "i32", 6),),
 }

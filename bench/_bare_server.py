@@ -28,9 +28,22 @@ def main() -> None:
         await send({"type": "http.response.body", "body": body})
 
     kwargs = {"ssl_cert_reqs": ssl.CERT_OPTIONAL, "ssl_ca_certs": ca} if ca else {}
-    uvicorn.run(app, host="127.0.0.1", port=port, http="httptools", loop="uvloop", lifespan="off", ws="none",
-                ssl_certfile=cert, ssl_keyfile=key, log_level="warning", access_log=False, timeout_keep_alive=120,
-                server_header=False, **kwargs)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        http="httptools",
+        loop="uvloop",
+        lifespan="off",
+        ws="none",
+        ssl_certfile=cert,
+        ssl_keyfile=key,
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=120,
+        server_header=False,
+        **kwargs,
+    )
 
 
 if __name__ == "__main__":

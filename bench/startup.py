@@ -21,6 +21,7 @@ from _common import free_port, median, readyz, rss_mib, start_server
 
 BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
 
+
 def bare_python() -> float:
     t0 = time.monotonic()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -75,21 +76,29 @@ def main() -> None:
 
     py = median([bare_python() for _ in range(3)])
     assert certs_from is not None
-    bare = [bare_uvicorn(os.path.join(certs_from, "apiserver.crt"), os.path.join(certs_from, "apiserver.key"))
-            for _ in range(min(args.runs, 3))]
+    bare = [
+        bare_uvicorn(os.path.join(certs_from, "apiserver.crt"), os.path.join(certs_from, "apiserver.key"))
+        for _ in range(min(args.runs, 3))
+    ]
     shutil.rmtree(certs_from, ignore_errors=True)
     bare_ready = median([b[0] for b in bare])
     bare_rss = median([b[1] for b in bare])
 
     t, r = median(ready), median(rss)
     print()
-    print(f"floor: python -c pass {py:.3f} s; bare uvicorn+httptools TLS app ready in {bare_ready:.3f} s, "
-          f"idle RSS {bare_rss:.1f} MiB")
-    print(f"kube_apiserver (median of {len(ready)}): ready in {t:.3f} s (target <= 1.0 s, envtest 2.0-2.6 s), "
-          f"{t / bare_ready:.1f}x the bare server; idle RSS {r:.1f} MiB (target <= 120 MiB), "
-          f"{r / bare_rss:.1f}x the bare server")
-    print(f"verdict: startup {'OK' if t <= 1.0 else 'OVER'} ({t / 1.0 * 100:.0f}% of target), "
-          f"RSS {'OK' if r <= 120 else 'OVER'} ({r / 120 * 100:.0f}% of target)")
+    print(
+        f"floor: python -c pass {py:.3f} s; bare uvicorn+httptools TLS app ready in {bare_ready:.3f} s, "
+        f"idle RSS {bare_rss:.1f} MiB"
+    )
+    print(
+        f"kube_apiserver (median of {len(ready)}): ready in {t:.3f} s (target <= 1.0 s, envtest 2.0-2.6 s), "
+        f"{t / bare_ready:.1f}x the bare server; idle RSS {r:.1f} MiB (target <= 120 MiB), "
+        f"{r / bare_rss:.1f}x the bare server"
+    )
+    print(
+        f"verdict: startup {'OK' if t <= 1.0 else 'OVER'} ({t / 1.0 * 100:.0f}% of target), "
+        f"RSS {'OK' if r <= 120 else 'OVER'} ({r / 120 * 100:.0f}% of target)"
+    )
 
 
 if __name__ == "__main__":

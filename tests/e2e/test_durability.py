@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import threading
 import time
 
@@ -15,6 +16,15 @@ from e2e_helpers import wait_until
 
 def _cm(name: str, data: dict | None = None) -> dict:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data or {}}
+
+
+def _admin_session(srv) -> requests.Session:
+    """A keep-alive session of its own, as a long-lived client would hold."""
+    s = requests.Session()
+    s.trust_env = False
+    s.verify = str(srv.ca_file)
+    s.cert = (str(srv.cert_file), str(srv.key_file))
+    return s
 
 
 def _items(srv, path: str) -> dict[str, dict]:
@@ -66,8 +76,12 @@ def test_restart_keeps_objects_and_resource_version_grows(server_factory):
     assert new_rv > max(int(o["metadata"]["resourceVersion"]) for o in before_cms.values())
     # Updates after restart still honour optimistic concurrency against pre-restart versions.
     stale = before_cms["c05"]
-    assert srv.request("PUT", f"{base}/c05", json=stale).status_code == 200
-    assert srv.request("PUT", f"{base}/c05", json=stale).status_code == 409
+    fresh = json.loads(json.dumps(stale))
+    fresh["data"] = {"i": "after restart"}
+    assert srv.request("PUT", f"{base}/c05", json=fresh).status_code == 200
+    stale["data"] = {"i": "stale"}
+    r = srv.request("PUT", f"{base}/c05", json=stale)
+    assert r.status_code == 409 and r.json()["reason"] == "Conflict"
 
     # Watching from the pre-restart revision either replays what happened since or says 410: never silently skips.
     with srv.request("GET", f"{base}?watch=true&resourceVersion={list_rv}&timeoutSeconds=3", stream=True) as w:
@@ -97,10 +111,7 @@ def test_kill_9_loses_no_acknowledged_write(server_factory):
     errors: list[str] = []
 
     def writer(tid: int) -> None:
-        s = requests.Session()
-        s.trust_env = False
-        s.verify = str(srv.ca_file)
-        s.cert = (str(srv.cert_file), str(srv.key_file))
+        s = _admin_session(srv)
         i = 0
         try:
             while not stop.is_set():
@@ -162,7 +173,8 @@ def test_sigterm_exits_cleanly(server_factory):
 
 def test_sigterm_ends_open_watches(server_factory):
     srv = server_factory()
-    resp = srv.request("GET", "/api/v1/namespaces?watch=true&timeoutSeconds=120", stream=True)
+    session = _admin_session(srv)
+    resp = session.get(f"{srv.url}/api/v1/namespaces?watch=true&timeoutSeconds=120", stream=True, timeout=30)
     assert resp.status_code == 200
     lines: list[bytes] = []
     done = threading.Event()
@@ -174,23 +186,25 @@ def test_sigterm_ends_open_watches(server_factory):
         except requests.RequestException:
             pass
         finally:
+            # As a client does when its watch ends (leaving the connection idle is the keep-alive case below).
+            resp.close()
+            session.close()
             done.set()
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    wait_until(lambda: len(lines) >= 4, timeout=10, message="the initial namespaces")
     started = time.monotonic()
     srv.proc.send_signal(signal.SIGTERM)
+    assert done.wait(5), "the watch stream did not end on SIGTERM"
     try:
         srv.proc.wait(10)
-    except Exception:
+    except subprocess.TimeoutExpired:
         srv.kill()
         raise
-    finally:
-        resp.close()
     assert srv.proc.returncode == 0
     elapsed = time.monotonic() - started
-    assert elapsed < 5, f"server took {elapsed:.1f}s to exit with an open watch"
-    assert done.wait(5), "the watch stream did not end when the server exited"
+    assert elapsed < 5, f"server took {elapsed:.1f}s to exit after its watch ended"
     srv.kill()
 
 
@@ -198,17 +212,14 @@ def test_sigterm_ends_open_watches(server_factory):
                                        "timeout_graceful_shutdown (10 s); Go's Shutdown closes idle conns at once")
 def test_sigterm_with_idle_keepalive_connection_exits_promptly(server_factory):
     srv = server_factory()
-    s = requests.Session()
-    s.trust_env = False
-    s.verify = str(srv.ca_file)
-    s.cert = (str(srv.cert_file), str(srv.key_file))
+    s = _admin_session(srv)
     try:
         assert s.get(f"{srv.url}/api/v1/namespaces", timeout=10).status_code == 200  # stays pooled, idle
         started = time.monotonic()
         srv.proc.send_signal(signal.SIGTERM)
         try:
             srv.proc.wait(15)
-        except Exception:
+        except subprocess.TimeoutExpired:
             srv.kill()
             raise
         elapsed = time.monotonic() - started

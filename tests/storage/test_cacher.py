@@ -69,11 +69,6 @@ def test_predicate_transitions(cacher_backend):
     run(cacher_backend, body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CacheWatcher.offer sends the new (no longer matching) state when an object "
-    "leaves a watcher's selection; kube sends the previous state with the event's resourceVersion",
-)
 def test_predicate_leave_carries_the_previous_state(cacher_backend):
     """cache_watcher.go convertToWatchEvent, case !curObjPasses && oldObjPasses: "return a delete event with the
     previous object content, but with the event's resource version" - so a selector watcher never receives an

@@ -285,11 +285,6 @@ def test_list_expired_after_compaction(backend):
     run(backend, body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SQLiteStorage serves a snapshot at a future revision: it returns the "
-    "current state labelled with the requested revision instead of raising",
-)
 def test_list_at_future_revision_is_refused(backend):
     """A snapshot "at exactly this revision" cannot exist for a revision not yet written. SQLite answers with
     today's state and result.revision = the future revision; a client that then watches from it silently

@@ -289,11 +289,6 @@ def test_concurrent_deletes_exactly_one_wins(backend):
     run(backend, body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="SQLiteStorage's writer thread dies on an object orjson cannot encode "
-    "(TypeError from orjson.dumps in _apply is not caught): that write and every later one hang",
-)
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_unencodable_object_fails_alone(backend):
     """An object the backend cannot encode (here an int beyond 64 bits, which PyYAML produces from a YAML body)

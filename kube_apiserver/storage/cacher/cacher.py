@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from kube_apiserver.storage.errors import (
     ExpiredError,
     KeyNotFoundError,
@@ -56,6 +58,17 @@ class CacheEvent:
     revision: int
     # Encoded frames of this event, per representation, made once for all watchers that want it.
     frames: dict[Any, bytes] = field(default_factory=dict)
+    _left: CacheEvent | None = None
+
+    def left_selection(self) -> CacheEvent:
+        """The DELETED event a watcher gets when the object no longer matches its selector."""
+        if self._left is None:
+            assert self.prev is not None
+            obj = orjson.loads(self.prev.raw)
+            obj.setdefault("metadata", {})["resourceVersion"] = str(self.revision)
+            stored = StoredObject(obj, orjson.dumps(obj), self.revision, self.key)
+            self._left = CacheEvent(DELETED, self.key, stored, self.prev, self.revision)
+        return self._left
 
 
 Predicate = Callable[[dict[str, Any]], bool]
@@ -85,8 +98,9 @@ class CacheWatcher:
             elif now and not was and ev.type == MODIFIED:
                 ev = CacheEvent(ADDED, ev.key, ev.object, ev.prev, ev.revision)
             elif was and not now:
-                # left the selection: to this watcher the object is gone (kube sends DELETED with the new state)
-                ev = CacheEvent(DELETED, ev.key, ev.object, ev.prev, ev.revision)
+                # Left the selection: to this watcher the object is gone. Like kube's cacheWatcher, it gets
+                # DELETED with the previous content at the event's resourceVersion, made once per event.
+                ev = ev.left_selection()
             elif not now:
                 return
         if self.queue.qsize() >= WATCHER_QUEUE_LIMIT:
@@ -246,6 +260,8 @@ class Cacher:
         return ListResult(items, self.revision)
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
+        if opts.revision > self.revision:
+            await self.wait_until(opts.revision)
         if opts.revision and opts.revision != self.revision:
             return await self.storage.get_list(prefix, opts)  # an exact snapshot in the past
         await self.wait_fresh()

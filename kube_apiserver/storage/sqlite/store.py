@@ -27,10 +27,12 @@ import orjson
 
 from kube_apiserver.storage.errors import (
     ExpiredError,
+    InvalidObjError,
     KeyExistsError,
     KeyNotFoundError,
     ResourceVersionConflictError,
     StorageError,
+    TooLargeResourceVersionError,
     UnavailableError,
 )
 from kube_apiserver.storage.interface import (
@@ -149,7 +151,17 @@ class SQLiteStorage:
                     stop = True
                     break
                 batch.append(nxt)
-            self._commit(conn, batch)
+            try:
+                self._commit(conn, batch)
+            except Exception as e:  # noqa: BLE001 - the writer thread must outlive any one batch
+                log.exception("storage writer: batch failed")
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                err = UnavailableError("", f"storage write failed: {e}")
+                assert self._loop is not None
+                self._loop.call_soon_threadsafe(self._deliver, batch, [err] * len(batch), [], self._rev)
             if stop:
                 break
         conn.close()
@@ -201,7 +213,7 @@ class SQLiteStorage:
             if row is not None:
                 raise KeyExistsError(op.key)
             _set_revision(obj, rev)
-            raw = orjson.dumps(obj)
+            raw = _encode(op.key, obj)
             conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, raw, rev, rev))
             kind = _TYPE_CREATE
         else:
@@ -210,7 +222,7 @@ class SQLiteStorage:
             if row[1] != op.expected_rev:
                 raise ResourceVersionConflictError(op.key, revision=row[1])
             _set_revision(obj, rev)
-            raw = orjson.dumps(obj)
+            raw = _encode(op.key, obj)
             if op.kind == "update":
                 conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (raw, rev, op.key))
                 kind = _TYPE_UPDATE
@@ -274,6 +286,10 @@ class SQLiteStorage:
             (cur_rev,) = conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE name='rev'), 0)").fetchone()
             (compact,) = conn.execute("SELECT COALESCE((SELECT value FROM meta WHERE name='compact'), 0)").fetchone()
             if opts.revision:
+                if opts.revision > cur_rev:
+                    raise TooLargeResourceVersionError(
+                        prefix, f"Too large resource version: {opts.revision}, current: {cur_rev}", cur_rev
+                    )
                 if opts.revision < compact:
                     raise ExpiredError(prefix, revision=compact)
                 rows = conn.execute(
@@ -418,6 +434,13 @@ class SQLiteStorage:
             conn.execute("COMMIT")
         events = [Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(v), v, r, k), r) for r, k, t, v in rows]
         return WatchBatch(events, cur_rev)
+
+
+def _encode(key: str, obj: dict[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except (TypeError, ValueError) as e:  # e.g. an integer beyond 64 bits from a YAML body
+        raise InvalidObjError(key, f"cannot encode object: {e}") from None
 
 
 def _collect(rows: Any, opts: ListOptions, revision: int) -> ListResult:

@@ -1,0 +1,115 @@
+"""LIST 10,000 ConfigMaps of 1 KiB as JSON: the time of the full request (sent -> last byte read by the client)
+against the ceiling measured in the same run: orjson.dumps of the same list (the very objects the server
+returned), i.e. what serializing the response alone costs in-process. Target: <= 2x.
+For reference it also times the same bytes served by a bare uvicorn+httptools app over the same TLS (transfer
+alone), so one can see how much of the request is serving and how much is moving 12 MB through TLS.
+
+    python bench/list_configmaps.py [--objects 10000] [--repeat 7] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import orjson
+from _common import CM_PATH, connect, create_objects, free_port, median, readyz, request, rss_mib, start_server
+
+BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
+HEADERS = {"Accept": "application/json"}
+
+
+def time_get(port: int, ctx, path: str, repeat: int) -> tuple[list[float], bytes]:  # noqa: ANN001
+    conn = connect(port, ctx)
+    status, body = request(conn, "GET", path, None, HEADERS)  # warm-up (and the body to compare with)
+    assert status == 200, (status, body[:300])
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        status, data = request(conn, "GET", path, None, HEADERS)
+        times.append(time.perf_counter() - t0)
+        assert status == 200 and len(data) > 0
+    conn.close()
+    return times, body
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--objects", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="2,000 objects, 3 repeats")
+    args = ap.parse_args()
+    if args.quick:
+        args.objects, args.repeat = 2_000, 3
+
+    server = start_server()
+    bare = None
+    try:
+        certs = server.load_certs()
+        t0 = time.monotonic()
+        failed = create_objects(server.port, certs.client_context, args.objects, prefix="list")
+        fill = time.monotonic() - t0
+        assert failed == 0, f"{failed} creates failed"
+        print(
+            f"created {args.objects} ConfigMaps of 1 KiB in {fill:.1f} s ({args.objects / fill:,.0f}/s); "
+            f"server RSS {rss_mib(server.pid):.0f} MiB"
+        )
+        ctx = certs.client_context()
+        times, body = time_get(server.port, ctx, CM_PATH, args.repeat)
+        lst = orjson.loads(body)
+        n = sum(1 for i in lst["items"] if i["metadata"]["name"].startswith("list-"))
+        assert n == args.objects, f"listed {n} of {args.objects}"
+
+        # the ceiling: serializing the same list in-process
+        dumps = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            orjson.dumps(lst)
+            dumps.append(time.perf_counter() - t0)
+
+        # reference: the same bytes through a bare server on the same TLS
+        pki = os.path.join(server.data_dir, "pki")
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+            f.write(body)
+        bare_port = free_port()
+        bare = subprocess.Popen(
+            [
+                sys.executable,
+                BARE_SERVER,
+                str(bare_port),
+                os.path.join(pki, "apiserver.crt"),
+                os.path.join(pki, "apiserver.key"),
+                os.path.join(pki, "ca.crt"),
+                f.name,
+            ]
+        )
+        while not readyz(bare_port, expect=None):
+            if bare.poll() is not None:
+                raise RuntimeError("bare server exited")
+            time.sleep(0.01)
+        bare_times, _ = time_get(bare_port, ctx, "/", args.repeat)
+        os.remove(f.name)
+        rss = rss_mib(server.pid)
+    finally:
+        if bare is not None:
+            bare.kill()
+            bare.wait()
+        server.stop()
+
+    t, d, b = median(times), median(dumps), median(bare_times)
+    print(f"response: {len(body) / 2**20:.1f} MiB, {len(lst['items'])} items; server RSS after the lists {rss:.0f} MiB")
+    print(
+        f"kube_apiserver LIST (full request, median of {args.repeat}): {t * 1000:.1f} ms "
+        f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f})"
+    )
+    print(f"ceiling: orjson.dumps of the same list: {d * 1000:.1f} ms")
+    print(f"reference: the same bytes from a bare uvicorn over the same TLS: {b * 1000:.1f} ms")
+    print(f"ratio: {t / d:.2f}x orjson.dumps (target <= 2x); {t / b:.2f}x the bare transfer")
+
+
+if __name__ == "__main__":
+    main()

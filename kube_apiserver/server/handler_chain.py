@@ -21,7 +21,7 @@ from kube_apiserver.endpoints.request import Request, send_status_error
 from kube_apiserver.runtime.errors import StatusError
 from kube_apiserver.server.filters.cors import with_cors
 from kube_apiserver.server.filters.maxinflight import with_max_in_flight
-from kube_apiserver.server.filters.recovery import with_panic_recovery
+from kube_apiserver.server.filters.recovery import response_state, with_panic_recovery
 from kube_apiserver.server.filters.timeout import with_timeout
 from kube_apiserver.server.genericapiserver import GenericAPIServer
 from kube_apiserver.server.metrics import REQUEST_DURATION, REQUEST_TOTAL
@@ -47,22 +47,15 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
             return
         req: Request = scope["k8s.request"]
         info = scope["k8s.request_info"]
-        code = 0
-
-        async def metered_send(message: dict[str, Any]) -> None:
-            nonlocal code
-            if message["type"] == "http.response.start":
-                code = message["status"]
-            await send(message)
-
-        req.send = metered_send
+        state = response_state(scope)
         start = time.perf_counter()
         try:
             await root.handle(req, info)
         except StatusError as e:
-            if code == 0:
-                await send_status_error(metered_send, e)
+            if not state.started:
+                await send_status_error(req.send, e)
         finally:
+            code = state.status
             if info.is_resource_request:
                 scope_label = "resource" if info.name else ("namespace" if info.namespace else "cluster")
                 dry = "All" if req.param("dryRun") else ""

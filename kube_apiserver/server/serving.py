@@ -70,6 +70,7 @@ class SecureServer:
             timeout_keep_alive=120,
             timeout_graceful_shutdown=10,
             server_header=False,
+            proxy_headers=False,
             date_header=True,
             **kwargs,
         )

@@ -98,6 +98,7 @@ class Server:
                 with _session() as s, warnings.catch_warnings():
                     warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)
                     r = s.get(f"{self.url}/readyz", verify=False, timeout=1)
+                    r.close()
                 if r.status_code == 200 and r.text == "ok":
                     return
             except requests.RequestException:

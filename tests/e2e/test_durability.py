@@ -3,6 +3,7 @@ promptly. Each test runs its own server."""
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import subprocess
@@ -197,6 +198,9 @@ def test_sigterm_ends_open_watches(server_factory):
     started = time.monotonic()
     srv.proc.send_signal(signal.SIGTERM)
     assert done.wait(5), "the watch stream did not end on SIGTERM"
+    # Sockets of finished responses stay open until the response objects are collected.
+    resp = None
+    gc.collect()
     try:
         srv.proc.wait(10)
     except subprocess.TimeoutExpired:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from kube_apiserver.server.filters.recovery import response_state
+
 ASGIApp = Any
 
 
@@ -17,12 +19,7 @@ def with_audit(app: ASGIApp) -> ASGIApp:
             next((v for k, v in scope.get("headers", ()) if k == b"audit-id"), None) or str(uuid.uuid4()).encode()
         )
         scope["k8s.audit_id"] = audit_id
-
-        async def audit_send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), (b"audit-id", audit_id)]}
-            await send(message)
-
-        await app(scope, receive, audit_send)
+        response_state(scope).headers.append((b"audit-id", audit_id))
+        await app(scope, receive, send)
 
     return handler

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kube_apiserver.server.filters.recovery import response_state
+
 ASGIApp = Any
 _METHODS = b"POST, GET, OPTIONS, PUT, DELETE, PATCH"
 _HEADERS = (
@@ -34,11 +36,7 @@ def with_cors(app: ASGIApp, allowed_origins: list[str]) -> ASGIApp:
             await send({"type": "http.response.body", "body": b""})
             return
 
-        async def cors_send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await app(scope, receive, cors_send)
+        response_state(scope).headers.extend(extra)
+        await app(scope, receive, send)
 
     return handler

@@ -1,5 +1,10 @@
 """WithPanicRecovery: an unexpected exception becomes a 500 Status, never a traceback on the wire;
-a StatusError raised anywhere below becomes its Status."""
+a StatusError raised anywhere below becomes its Status.
+
+It is the outermost filter, so it also wraps `send` once for the whole chain: ResponseState records
+whether and with which code the response started, and adds the headers other filters asked for
+(Audit-Id, CORS). Filters read and extend that state instead of each wrapping `send` again.
+"""
 
 from __future__ import annotations
 
@@ -13,28 +18,44 @@ log = logging.getLogger("kube_apiserver.panic")
 ASGIApp = Any
 
 
+class ResponseState:
+    __slots__ = ("started", "status", "headers")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.status = 0
+        self.headers: list[tuple[bytes, bytes]] = []
+
+
+def response_state(scope: dict[str, Any]) -> ResponseState:
+    return scope["k8s.response"]
+
+
 def with_panic_recovery(app: ASGIApp) -> ASGIApp:
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await app(scope, receive, send)
-        started = False
+        state = ResponseState()
+        scope["k8s.response"] = state
 
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
+        async def state_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                started = True
+                state.started = True
+                state.status = message["status"]
+                if state.headers:
+                    message["headers"] = [*message.get("headers", ()), *state.headers]
             await send(message)
 
         try:
-            await app(scope, receive, tracking_send)
+            await app(scope, receive, state_send)
         except StatusError as e:
-            if not started:
-                await send_status_error(tracking_send, e)
+            if not state.started:
+                await send_status_error(state_send, e)
         except OSError:
             pass  # the client went away
         except Exception as e:  # noqa: BLE001
             log.exception("unhandled error serving %s %s", scope.get("method"), scope.get("path"))
-            if not started:
-                await send_status_error(tracking_send, new_internal_error(type(e).__name__))
+            if not state.started:
+                await send_status_error(state_send, new_internal_error(type(e).__name__))
 
     return handler

@@ -214,6 +214,10 @@ class Cacher:
         await self._ready.wait()
         if revision <= self.revision:
             return
+        # Events of other resources moved the revision on: ask the storage where this prefix stands.
+        request_progress = getattr(self.storage, "request_progress", None)
+        if request_progress is not None:
+            request_progress(self.prefix)
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((revision, fut))
         try:

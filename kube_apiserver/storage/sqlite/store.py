@@ -99,7 +99,9 @@ class SQLiteStorage:
         self._thread: threading.Thread | None = None
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-read")
         self._local = threading.local()
-        self._rev = 0
+        self._rev = 0  # the writer's last committed revision
+        self._delivered_rev = 0  # the last revision whose events reached the watchers (reads see up to here)
+        self._keys: dict[str, tuple[int, int]] = {}  # writer thread only: key → (create_rev, mod_rev)
         self._compact_rev = 0
         self._closed = False
 
@@ -117,7 +119,8 @@ class SQLiteStorage:
         conn = self._connect()
         conn.executescript(_SCHEMA)
         rows = dict(conn.execute("SELECT name, value FROM meta").fetchall())
-        self._rev = int(rows.get("rev", 0))
+        self._rev = self._delivered_rev = int(rows.get("rev", 0))
+        self._keys = {k: (c, m) for k, c, m in conn.execute("SELECT key, create_rev, mod_rev FROM kv")}
         self._compact_rev = int(rows.get("compact", 0))
         self._thread = threading.Thread(target=self._run_writer, args=(conn,), name="sqlite-writer", daemon=True)
         self._thread.start()
@@ -171,6 +174,7 @@ class SQLiteStorage:
         events: list[Event] = []
         rev = self._rev
         compact_to = 0
+        pending: dict[str, tuple[int, int] | None] = {}  # key index changes, kept only if COMMIT succeeds
         try:
             conn.execute("BEGIN IMMEDIATE")
             for op in batch:
@@ -179,7 +183,7 @@ class SQLiteStorage:
                     results.append(None)
                     continue
                 try:
-                    event = self._apply(conn, op, rev + 1)
+                    event = self._apply(conn, op, rev + 1, pending)
                 except StorageError as e:
                     results.append(e)
                     continue
@@ -191,6 +195,11 @@ class SQLiteStorage:
             if rev != self._rev:
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (rev,))
             conn.execute("COMMIT")
+            for key, entry in pending.items():
+                if entry is None:
+                    self._keys.pop(key, None)
+                else:
+                    self._keys[key] = entry
         except sqlite3.Error as e:
             log.error("storage commit failed: %s", e)
             try:
@@ -205,8 +214,8 @@ class SQLiteStorage:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(self._deliver, batch, results, events, rev)
 
-    def _apply(self, conn: sqlite3.Connection, op: _Op, rev: int) -> Event:
-        row = conn.execute("SELECT create_rev, mod_rev FROM kv WHERE key = ?", (op.key,)).fetchone()
+    def _apply(self, conn: sqlite3.Connection, op: _Op, rev: int, pending: dict[str, tuple[int, int] | None]) -> Event:
+        row = pending[op.key] if op.key in pending else self._keys.get(op.key)
         obj = op.obj
         assert obj is not None
         if op.kind == "create":
@@ -215,6 +224,7 @@ class SQLiteStorage:
             _set_revision(obj, rev)
             raw = _encode(op.key, obj)
             conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, raw, rev, rev))
+            pending[op.key] = (rev, rev)
             kind = _TYPE_CREATE
         else:
             if row is None:
@@ -225,9 +235,11 @@ class SQLiteStorage:
             raw = _encode(op.key, obj)
             if op.kind == "update":
                 conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (raw, rev, op.key))
+                pending[op.key] = (row[0], rev)
                 kind = _TYPE_UPDATE
             else:
                 conn.execute("DELETE FROM kv WHERE key = ?", (op.key,))
+                pending[op.key] = None
                 kind = _TYPE_DELETE
         conn.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (rev, op.key, kind, raw))
         return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev)
@@ -244,9 +256,16 @@ class SQLiteStorage:
 
     def _deliver(self, batch: list[_Op], results: list[Any], events: list[Event], rev: int) -> None:
         # Watchers first, so that an event is queued to every watcher before its writer is answered.
-        for w in self._watchers:
-            mine = [e for e in events if e.key.startswith(w.prefix)]
-            w.queue.put_nowait(WatchBatch(mine, rev))
+        # Only watchers with events are woken; the others learn the revision when they ask
+        # (request_progress), as etcd's watchers do.
+        if events:
+            for w in self._watchers:
+                prefix = w.prefix
+                mine = [e for e in events if e.key.startswith(prefix)]
+                if mine:
+                    w.queue.put_nowait(WatchBatch(mine, mine[-1].revision))
+        if rev > self._delivered_rev:
+            self._delivered_rev = rev
         for op, result in zip(batch, results, strict=True):
             if op.future.done():
                 continue
@@ -384,7 +403,14 @@ class SQLiteStorage:
         return await self._read(run)
 
     async def current_revision(self) -> int:
-        return self._rev
+        return self._delivered_rev
+
+    def request_progress(self, prefix: str) -> None:
+        """Tell the watchers of prefix the current revision (etcd's RequestProgress): a batch with no
+        events, queued behind any events they have not consumed yet."""
+        for w in self._watchers:
+            if w.prefix == prefix:
+                w.queue.put_nowait(WatchBatch([], self._delivered_rev))
 
     @property
     def compacted_revision(self) -> int:

@@ -8,7 +8,11 @@ from typing import Any
 
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import errors
-from kube_apiserver.runtime.fields import parse_field_selector, unsupported_field_message
+from kube_apiserver.runtime.fields import (
+    parse_field_selector,
+    unknown_field_selector_message,
+    unsupported_field_message,
+)
 from kube_apiserver.runtime.labels import SelectorParseError, parse_label_selector
 
 Predicate = Callable[[dict[str, Any]], bool]
@@ -59,7 +63,10 @@ def make_predicate(spec: ResourceSpec, label_selector: str, field_selector: str)
             supported.discard("metadata.namespace")
         for field, _op, _value in fields.requirements:
             if field not in supported:
-                raise errors.new_bad_request(unsupported_field_message(field))
+                # Kinds with their own field label conversion say so; the rest get the default message.
+                if spec.selectable_fields:
+                    raise errors.new_bad_request(unsupported_field_message(field))
+                raise errors.new_bad_request(unknown_field_selector_message(field))
     if labels is None and fields is None:
         return None
 

@@ -216,10 +216,13 @@ class Store:
                         raise self._not_found(name)
                     result = try_update(None)
                 else:
-                    result = try_update(orjson.loads(cur.raw))
+                    try:
+                        result = try_update(orjson.loads(cur.raw))
+                    except _EmptiedFinalizers:
+                        return cur, False  # would be deleted: the last stored state
                 return StoredObject(result, orjson.dumps(result), 0, key), created
             old_obj = self.storage.get_cached(key)
-            stored = await self.storage.guaranteed_update(
+            stored = await self._update_or_delete(
                 key, try_update, ignore_not_found=self.strategy.allow_create_on_update
             )
         except serrors.StorageError as e:
@@ -262,14 +265,17 @@ class Store:
                 cur = self.storage.get_cached(key)
                 if cur is None:
                     raise self._not_found(name)
-                result = try_update(orjson.loads(cur.raw))
+                try:
+                    result = try_update(orjson.loads(cur.raw))
+                except _EmptiedFinalizers:
+                    return cur  # would be deleted: the last stored state
                 return StoredObject(result, orjson.dumps(result), 0, key)
             old_obj = self.storage.get_cached(key)
             if old_obj is None:
                 await self.storage.wait_fresh()
                 if self.storage.get_cached(key) is None:
                     raise self._not_found(name)
-            stored = await self.storage.guaranteed_update(key, try_update)
+            stored = await self._update_or_delete(key, try_update)
         except serrors.StorageError as e:
             raise self._interpret(e, name) from None
         if stored is not old_obj:
@@ -326,7 +332,26 @@ class Store:
         causes = self.strategy.validate(new) + self.strategy.validate_update(new, old)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
+        if new_meta.get("deletionTimestamp") and not new_meta.get("deletionGracePeriodSeconds"):
+            if not self.strategy.has_finalizers(new):
+                raise _EmptiedFinalizers(old_meta.get("resourceVersion", ""))
         return new
+
+    async def _update_or_delete(self, key: str, try_update: Any, ignore_not_found: bool = False) -> StoredObject:
+        """guaranteed_update, except that emptying the finalizers of a terminating object deletes it
+        (one DELETED event carrying the last stored state), retried if the object moved meanwhile."""
+        while True:
+            try:
+                return await self.storage.guaranteed_update(key, try_update, ignore_not_found=ignore_not_found)
+            except _EmptiedFinalizers as e:
+                try:
+                    gone = await self.storage.delete(
+                        key, preconditions=Preconditions(resource_version=e.resource_version)
+                    )
+                except serrors.InvalidObjError:
+                    continue
+                self._notify(gone.obj, None)
+                return gone
 
     async def _finish_if_finalized(self, key: str, stored: StoredObject) -> StoredObject:
         """An object being deleted goes once its last finalizer is removed (Store.Update's deleteObj)."""
@@ -408,6 +433,14 @@ class Store:
     def _notify(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         for fn in self.after_write:
             fn(old, new)
+
+
+class _EmptiedFinalizers(Exception):  # noqa: N818 - upstream's errEmptiedFinalizers
+    """An update took the last finalizer off an object being deleted: delete it instead of writing."""
+
+    def __init__(self, resource_version: str) -> None:
+        super().__init__(resource_version)
+        self.resource_version = resource_version
 
 
 def _rfc3339_in(seconds: int) -> str:

@@ -73,6 +73,8 @@ def test_body_too_large(server, ns):
     assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/huge").status_code == 404
 
 
+@pytest.mark.xfail(strict=True, reason="server bug: a ConfigMap with > 1 MiB of data is stored (201) instead of "
+                                       "422 Invalid '[]: Too long'")
 def test_object_too_large_for_storage(server, ns):
     # Under the request limit but over the 1 MiB a ConfigMap may hold.
     big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"k": "x" * (1 << 20)}}
@@ -132,7 +134,8 @@ def test_table(server, ns):
     assert post_cm(server, ns, "t1").status_code == 201
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": TABLE_ACCEPT})
     assert r.status_code == 200, r.text
-    assert r.headers["Content-Type"] == "application/json;as=Table;v=v1;g=meta.k8s.io"
+    # kube-apiserver labels a Table response with the serializer's plain media type.
+    assert r.headers["Content-Type"].split(";")[0] == "application/json"
     table = r.json()
     assert table["kind"] == "Table" and table["apiVersion"] == "meta.k8s.io/v1"
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Data", "Age"]
@@ -249,24 +252,33 @@ def test_watch_list_requires_resource_version_match(server, ns):
     assert "resourceVersionMatch" in body["message"]
 
 
-def test_watch_too_old_resource_version_via_http(server, ns):
-    # A resourceVersion far below anything kept yields an ERROR event with a 410 Status (or 410 up front).
-    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?watch=true&resourceVersion=1&timeoutSeconds=5",
-                       stream=True)
+def test_watch_too_old_resource_version_via_http(server_factory):
+    srv = server_factory("--default-watch-cache-size=5")
+    srv.create_namespace("old")
+    base = "/api/v1/namespaces/old/configmaps"
+    old_rv = int(srv.request("GET", base).json()["metadata"]["resourceVersion"])
+    for i in range(12):
+        assert post_cm(srv, "old", f"c{i}").status_code == 201
+    r = srv.request("GET", f"{base}?watch=true&resourceVersion={old_rv}&timeoutSeconds=5", stream=True)
     with r:
         if r.status_code == 410:
             status = r.json()
         else:
-            assert r.status_code == 200
-            # The shared server has had many writes, yet the watch cache may still hold revision 1; accept either.
-            first = next((line for line in r.iter_lines() if line), None)
-            if first is None:
-                pytest.skip("watch cache still covers revision 1")
-            event = json.loads(first)
-            if event["type"] != "ERROR":
-                pytest.skip("watch cache still covers revision 1")
-            status = event["object"]
-    assert status["kind"] == "Status" and status["code"] == 410 and status["reason"] in ("Expired", "Gone")
+            assert r.status_code == 200, r.text[:300]
+            first = json.loads(next(line for line in r.iter_lines() if line))
+            assert first["type"] == "ERROR", first
+            status = first["object"]
+    assert status["kind"] == "Status" and status["apiVersion"] == "v1"
+    assert status["code"] == 410 and status["reason"] == "Expired", status
+    assert status["message"].startswith(f"too old resource version: {old_rv} ("), status
+    # A list at that exact revision is served from storage history (the state then: empty), or 410 once compacted.
+    r = srv.request("GET", f"{base}?resourceVersion={old_rv}&resourceVersionMatch=Exact")
+    if r.status_code == 410:
+        status_of(r, 410, "Expired")
+    else:
+        assert r.status_code == 200, r.text[:300]
+        assert r.json()["items"] == [] and r.json()["metadata"]["resourceVersion"] == str(old_rv)
+    assert len(srv.request("GET", base).json()["items"]) == 12
 
 
 def test_anonymous_requests(server):
@@ -302,9 +314,6 @@ def test_get_list_resource_versions(server, ns):
     # resourceVersion=0: served from the cache, any freshness.
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion=0")
     assert r.status_code == 200
-    # A list at an exact, too-old revision is 410 Expired.
-    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion=1&resourceVersionMatch=Exact")
-    assert r.status_code in (200, 410), r.text
     # A future revision is a timeout error, not a hang.
     future = int(lst["metadata"]["resourceVersion"]) + 1000
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)

@@ -120,16 +120,16 @@ def check_replaced(kind: str, before: dict, after: dict) -> None:
     elif kind == "pod":
         assert after["spec"]["containers"][0]["image"] == "nginx:1.28"
     elif kind == "service":
-        assert after["spec"]["clusterIP"] == before["spec"]["clusterIP"]
+        assert after["spec"].get("clusterIP") == before["spec"].get("clusterIP")
 
 
-def crud_cycle(server, ns: str, kind: str, version: str | None) -> None:
+def crud_cycle(server, ns: str, kind: str, version: str | None, validate: tuple[str, ...] = ()) -> None:
     k = KINDS[kind]
 
     def kc(*args, **kw):
         return server.kubectl("-n", ns, *args, version=version, **kw)
 
-    res = kc("create", "-f", "-", input=yaml.safe_dump(k.manifest))
+    res = kc("create", "-f", "-", *validate, input=yaml.safe_dump(k.manifest))
     assert res.stdout.strip() == f"{k.type_name}/{k.name} created"
 
     # Table: server-side columns.
@@ -146,7 +146,6 @@ def crud_cycle(server, ns: str, kind: str, version: str | None) -> None:
     meta = obj["metadata"]
     assert meta["name"] == k.name and meta["namespace"] == ns
     assert meta["uid"] and meta["resourceVersion"] and meta["creationTimestamp"].endswith("Z")
-    check_defaults(kind, obj)
 
     lst = json.loads(kc("get", k.resource, "-o", "json").stdout)
     assert lst["kind"] == "List" and [i["metadata"]["name"] for i in lst["items"]] == [k.name]
@@ -156,20 +155,22 @@ def crud_cycle(server, ns: str, kind: str, version: str | None) -> None:
     assert kc("get", k.resource, "-l", "e2e=yes", "-o", "name").stdout.split() == [f"{k.type_name}/{k.name}"]
     res = kc("get", k.resource, "-l", "e2e=no")
     assert res.stdout == "" and res.stderr.strip() == f"No resources found in {ns} namespace."
-    assert kc("annotate", k.resource, k.name, "e2e/note=hello").stdout.strip() == f"{k.type_name}/{k.name} annotated"
+    # kubectl 1.27 prints "annotate" rather than "annotated".
+    assert kc("annotate", k.resource, k.name, "e2e/note=hello").stdout.strip() in (
+        f"{k.type_name}/{k.name} annotated", f"{k.type_name}/{k.name} annotate")
 
     before = json.loads(kc("get", k.resource, k.name, "-o", "json").stdout)
     assert before["metadata"]["labels"]["e2e"] == "yes"
     assert before["metadata"]["annotations"]["e2e/note"] == "hello"
     changed = json.loads(json.dumps(before))
     mutate_for_replace(kind, changed)
-    res = kc("replace", "-f", "-", input=json.dumps(changed))
+    res = kc("replace", "-f", "-", *validate, input=json.dumps(changed))
     assert res.stdout.strip() == f"{k.type_name}/{k.name} replaced"
     after = json.loads(kc("get", k.resource, k.name, "-o", "json").stdout)
     check_replaced(kind, before, after)
 
     # Replacing with the old resourceVersion is a conflict.
-    res = kc("replace", "-f", "-", input=json.dumps(before), check=False)
+    res = kc("replace", "-f", "-", *validate, input=json.dumps(before), check=False)
     assert res.returncode == 1
     assert "Error from server (Conflict)" in res.stderr
     assert "the object has been modified; please apply your changes to the latest version and try again" in res.stderr
@@ -190,7 +191,47 @@ def test_crud(server, ns, kind):
 
 @pytest.mark.parametrize("kind", ["configmap", "deployment", "service"])
 def test_crud_kubectl_1_27(server, ns, kind):
-    crud_cycle(server, ns, kind, "1.27")
+    # Client-side schema validation of kubectl 1.27 is covered by test_kubectl_1_27_validates_against_openapi_v2.
+    crud_cycle(server, ns, kind, "1.27", ("--validate=false",))
+
+
+@pytest.mark.xfail(strict=True, reason="server bug: GET /openapi/v2 with Accept: application/com.github.proto-openapi."
+                                       "spec.v2@v1.0+protobuf answers 406 (kube-apiserver serves the protobuf document)")
+def test_kubectl_1_27_validates_against_openapi_v2(server, ns):
+    # kubectl 1.27 downloads /openapi/v2 as protobuf to validate (and to decide on server-side field validation).
+    manifest = yaml.safe_dump(KINDS["configmap"].manifest)
+    res = server.kubectl("-n", ns, "create", "-f", "-", version="1.27", input=manifest)
+    assert res.stdout.strip() == "configmap/cm1 created"
+    bad = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad"}, "spec": {}})
+    res = server.kubectl("-n", ns, "create", "-f", "-", version="1.27", input=bad, check=False)
+    assert res.returncode == 1
+    assert 'unknown field "spec"' in res.stderr, res.stderr
+
+
+def _defaults_bug(reason: str):
+    return pytest.mark.xfail(strict=True, reason=f"server bug: create does not apply defaults: {reason}")
+
+
+DEFAULTS_PARAMS = [
+    pytest.param("configmap"),
+    pytest.param("secret", marks=_defaults_bug("Secret type Opaque; stringData not merged into data")),
+    pytest.param("deployment", marks=_defaults_bug("Deployment replicas/strategy/revisionHistoryLimit/"
+                                                   "progressDeadlineSeconds, pod template defaults")),
+    pytest.param("service", marks=_defaults_bug("Service type/sessionAffinity/port protocol+targetPort; "
+                                                "no clusterIP allocated")),
+    pytest.param("pod", marks=_defaults_bug("Pod restartPolicy/dnsPolicy/terminationGracePeriodSeconds/"
+                                            "imagePullPolicy, status.phase Pending")),
+    pytest.param("job", marks=_defaults_bug("Job selector + controller-uid/job-name template labels, backoffLimit, "
+                                            "completions, parallelism")),
+]
+
+
+@pytest.mark.parametrize("kind", DEFAULTS_PARAMS)
+def test_create_applies_defaults(server, ns, kind):
+    k = KINDS[kind]
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(k.manifest))
+    obj = yaml.safe_load(server.kubectl("-n", ns, "get", k.resource, k.name, "-o", "yaml").stdout)
+    check_defaults(kind, obj)
 
 
 def test_get_yaml_and_json_of_single_object_and_list(server, ns):
@@ -365,6 +406,8 @@ class TestErrors:
             'The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"), res.stderr
 
+    @pytest.mark.xfail(strict=True, reason="server bug: POST with fieldValidation=Strict accepts an unknown field "
+                                           "(ConfigMap .spec) instead of 400 'strict decoding error: unknown field'")
     def test_unknown_field_is_rejected_by_strict_validation(self, server, ns):
         manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict"},
                                    "spec": {"x": 1}})
@@ -391,6 +434,8 @@ class TestDescribe:
         assert "Data" in lines and "k1:" in lines and "v1" in lines
         assert lines[-1].split() == ["Events:", "<none>"]
 
+    @pytest.mark.xfail(strict=True, reason="server bug: Deployment spec.replicas not defaulted, kubectl describe "
+                                           "dereferences it and panics (describe.go:4462)")
     def test_describe_deployment(self, server, ns):
         server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["deployment"].manifest))
         out = server.kubectl("-n", ns, "describe", "deployment", "dep1").stdout
@@ -424,3 +469,88 @@ class TestDescribe:
         out = server.kubectl("-n", ns, "get", "events").stdout
         assert header_of(out) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
         assert parse_table(out)[0]["OBJECT"] == "pod/pod1"
+
+
+@pytest.mark.xfail(strict=True, reason="server bug: pods/exec, pods/attach, pods/portforward and pods/log answer "
+                                       "405 MethodNotAllowed (not implemented)")
+class TestUnscheduledPod:
+    """No kubelet: a pod never gets a node. Streaming subresources must fail fast, not hang."""
+
+    def test_exec_and_attach_have_no_host(self, server, ns):
+        server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["pod"].manifest))
+        for sub in ("exec?command=ls&stdout=true", "attach?stdout=true"):
+            r = server.request("POST", f"/api/v1/namespaces/{ns}/pods/pod1/{sub}")
+            assert r.status_code == 400, (sub, r.text[:300])
+            body = r.json()
+            assert body["reason"] == "BadRequest"
+            assert body["message"] == "pod pod1 does not have a host assigned"
+        r = server.request("GET", f"/api/v1/namespaces/{ns}/pods/pod1/portforward?ports=80")
+        assert r.status_code == 400, r.text[:300]
+        assert r.json()["message"] == "pod pod1 does not have a host assigned"
+        res = server.kubectl("-n", ns, "exec", "pod1", "--", "ls", check=False, timeout=30)
+        assert res.returncode != 0
+        assert "does not have a host assigned" in res.stderr, res.stderr
+
+    def test_logs_are_empty(self, server, ns):
+        server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["pod"].manifest))
+        r = server.request("GET", f"/api/v1/namespaces/{ns}/pods/pod1/log")
+        assert r.status_code == 200, r.text[:300]
+        assert r.text == ""
+        r = server.request("GET", f"/api/v1/namespaces/{ns}/pods/pod1/log?container=nope")
+        assert r.status_code == 400
+        assert r.json()["message"] == "container nope is not valid for pod pod1"
+        res = server.kubectl("-n", ns, "logs", "pod1", timeout=30)
+        assert res.stdout == ""
+
+
+def test_chunked_list(server, ns):
+    for i in range(7):
+        server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
+                       json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"chunk-{i}"}})
+    out = server.kubectl("-n", ns, "get", "configmaps", "--chunk-size=2", "-o", "name").stdout.split()
+    assert [n for n in out if "chunk-" in n] == [f"configmap/chunk-{i}" for i in range(7)]
+    rows = parse_table(server.kubectl("-n", ns, "get", "configmaps", "--chunk-size=3").stdout)
+    assert [r["NAME"] for r in rows if r["NAME"].startswith("chunk-")] == [f"chunk-{i}" for i in range(7)]
+
+
+def test_scale_deployment(server, ns):
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["deployment"].manifest))
+    res = server.kubectl("-n", ns, "scale", "deployment", "dep1", "--replicas=3")
+    assert res.stdout.strip() == "deployment.apps/dep1 scaled"
+    dep = json.loads(server.kubectl("-n", ns, "get", "deploy", "dep1", "-o", "json").stdout)
+    assert dep["spec"]["replicas"] == 3
+    assert dep["metadata"]["generation"] == 2
+    scale = server.request("GET", f"/apis/apps/v1/namespaces/{ns}/deployments/dep1/scale").json()
+    assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
+    assert scale["spec"] == {"replicas": 3}
+    assert scale["status"]["selector"] == "app=dep1"
+    # --current-replicas is a precondition.
+    res = server.kubectl("-n", ns, "scale", "deployment", "dep1", "--current-replicas=1", "--replicas=5", check=False)
+    assert res.returncode == 1
+    assert "Expected replicas to be 1, was 3" in res.stderr, res.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="server bug: /openapi/v3/apis/apps/v1 schemas lack properties; kubectl explain "
+                                       "deployment.spec.replicas says 'field \"replicas\" does not exist'")
+def test_explain(server):
+    out = server.kubectl("explain", "deployment.spec.replicas").stdout
+    assert "KIND:       Deployment" in out
+    assert "FIELD: replicas <integer>" in out
+    out = server.kubectl("explain", "pods").stdout
+    assert "KIND:       Pod" in out and "<PodSpec>" in out
+
+
+@pytest.mark.xfail(strict=True, reason="server bug: objects carry no metadata.managedFields (kube-apiserver records "
+                                       "one entry per manager: kubectl-create, kubectl-label, ...)")
+def test_managed_fields(server, ns):
+    server.kubectl("-n", ns, "create", "configmap", "mf", "--from-literal=a=b")
+    server.kubectl("-n", ns, "label", "configmap", "mf", "x=y")
+    obj = json.loads(server.kubectl("-n", ns, "get", "cm", "mf", "-o", "json", "--show-managed-fields").stdout)
+    entries = {e["manager"]: e for e in obj["metadata"]["managedFields"]}
+    create = entries["kubectl-create"]
+    assert create["operation"] == "Update" and create["apiVersion"] == "v1" and create["fieldsType"] == "FieldsV1"
+    assert create["fieldsV1"] == {"f:data": {".": {}, "f:a": {}}}
+    assert entries["kubectl-label"]["fieldsV1"] == {"f:metadata": {"f:labels": {".": {}, "f:x": {}}}}
+    # Hidden by default.
+    plain = json.loads(server.kubectl("-n", ns, "get", "cm", "mf", "-o", "json").stdout)
+    assert "managedFields" not in plain["metadata"]

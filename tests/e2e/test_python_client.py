@@ -105,6 +105,12 @@ def test_field_selectors(core_v1, ns):
     with pytest.raises(ApiException) as exc:
         core_v1.list_namespaced_config_map(ns, field_selector="data.x=1")
     assert exc.value.status == 400
+    assert json.loads(exc.value.body)["reason"] == "BadRequest"
+
+
+def test_unknown_field_selector_message(core_v1, ns):
+    with pytest.raises(ApiException) as exc:
+        core_v1.list_namespaced_config_map(ns, field_selector="data.x=1")
     assert json.loads(exc.value.body)["message"] == \
         '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
@@ -356,17 +362,26 @@ def test_finalizers(core_v1, ns):
     # Spec-ish changes are still allowed while terminating.
     core_v1.patch_namespaced_config_map("fin", ns, {"data": {"late": "write"}})
 
-    rv = core_v1.read_namespaced_config_map("fin", ns).metadata.resource_version
+    out = core_v1.patch_namespaced_config_map("fin", ns, {"metadata": {"finalizers": None}})
+    assert out.metadata.name == "fin"
+    wait_until(lambda: _gone(core_v1, ns, "fin"), timeout=10, message="the object to be deleted")
+
+
+def test_finalizer_removal_is_a_single_deleted_event(core_v1, ns):
+    core_v1.create_namespaced_config_map(ns, cm("fin2", finalizers=["e2e.example.com/hold"]))
+    core_v1.delete_namespaced_config_map("fin2", ns)
+    rv = core_v1.read_namespaced_config_map("fin2", ns).metadata.resource_version
     events: list = []
     w = watch.Watch()
     stream = w.stream(core_v1.list_namespaced_config_map, ns, resource_version=rv, timeout_seconds=20)
     t = threading.Thread(target=_collect, args=(stream, events, lambda e: e[-1][0] == "DELETED"), daemon=True)
     t.start()
-    core_v1.patch_namespaced_config_map("fin", ns, {"metadata": {"finalizers": None}})
-    wait_until(lambda: _gone(core_v1, ns, "fin"), timeout=10, message="the object to be deleted")
+    core_v1.patch_namespaced_config_map("fin2", ns, {"metadata": {"finalizers": None}})
     t.join(15)
     w.stop()
-    assert [e[0] for e in events] == ["MODIFIED", "DELETED"], events
+    assert [e[0] for e in events] == ["DELETED"], events
+    # The deleted state is the last stored one: still marked, still listing the finalizer.
+    assert events[0][1]["metadata"]["finalizers"] == ["e2e.example.com/hold"]
 
 
 def _gone(core_v1, ns, name) -> bool:

@@ -30,6 +30,14 @@ class ClientCertHttpToolsProtocol(HttpToolsProtocol):
             der = ssl_object.getpeercert(binary_form=True)
             self._tls_extension = {"client_cert_der": der, "tls_version": ssl_object.version()}
 
+    def shutdown(self) -> None:
+        # An idle connection is closed at once, as Go's Server.Shutdown does: a TLS close would wait
+        # for the client's close_notify (up to 30 s) and hold the whole shutdown.
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.abort()
+        else:
+            super().shutdown()
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._tls_extension is not None:

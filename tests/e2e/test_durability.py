@@ -10,7 +10,6 @@ import subprocess
 import threading
 import time
 
-import pytest
 import requests
 from e2e_helpers import wait_until
 
@@ -212,8 +211,6 @@ def test_sigterm_ends_open_watches(server_factory):
     srv.kill()
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: an idle keep-alive TLS connection holds SIGTERM shutdown for "
-                                       "timeout_graceful_shutdown (10 s); Go's Shutdown closes idle conns at once")
 def test_sigterm_with_idle_keepalive_connection_exits_promptly(server_factory):
     srv = server_factory()
     s = _admin_session(srv)

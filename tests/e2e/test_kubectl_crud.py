@@ -313,6 +313,14 @@ def test_create_namespace_with_kubectl(server):
     assert server.kubectl("label", "ns", name, "team=e2e").stdout.strip() == f"namespace/{name} labeled"
     assert server.kubectl("annotate", "ns", name, "note=x").stdout.strip() == f"namespace/{name} annotated"
     assert f"namespace/{name}" in server.kubectl("get", "ns", "-l", "team=e2e", "-o", "name").stdout.split()
+    assert header_of(server.kubectl("get", "ns", name, "-o", "wide").stdout) == ["NAME", "STATUS", "AGE"]
+    assert yaml.safe_load(server.kubectl("get", "ns", name, "-o", "yaml").stdout)["status"] == {"phase": "Active"}
+    obj = json.loads(server.kubectl("get", "ns", name, "-o", "json").stdout)
+    obj["metadata"]["labels"]["replaced"] = "yes"
+    assert server.kubectl("replace", "-f", "-", input=json.dumps(obj)).stdout.strip() == f"namespace/{name} replaced"
+    after = json.loads(server.kubectl("get", "ns", name, "-o", "json").stdout)
+    assert after["metadata"]["labels"]["replaced"] == "yes"
+    assert after["spec"] == {"finalizers": ["kubernetes"]}
     res = server.kubectl("create", "ns", name, check=False)
     assert res.returncode == 1
     assert res.stderr.strip() == f'Error from server (AlreadyExists): namespaces "{name}" already exists'

@@ -81,8 +81,18 @@ class Server:
         assert self.proc is None or self.proc.poll() is not None, "server already running"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")  # closed in _reap
-        cmd = [sys.executable, "-m", "kube_apiserver", "--data-dir", str(self.data_dir),
-               "--secure-port", str(self.port), "--bind-address", "127.0.0.1", *self.extra_args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "kube_apiserver",
+            "--data-dir",
+            str(self.data_dir),
+            "--secure-port",
+            str(self.port),
+            "--bind-address",
+            "127.0.0.1",
+            *self.extra_args,
+        ]
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self._wait_ready()
         self._load_credentials()
@@ -171,13 +181,20 @@ class Server:
 
     # -- clients -------------------------------------------------------------------------------------------------
 
-    def kubectl(self, *args: str, version: str | None = None, input: str | None = None, check: bool = True,
-                timeout: float = KUBECTL_TIMEOUT) -> subprocess.CompletedProcess:
+    def kubectl(
+        self,
+        *args: str,
+        version: str | None = None,
+        input: str | None = None,
+        check: bool = True,
+        timeout: float = KUBECTL_TIMEOUT,
+    ) -> subprocess.CompletedProcess:
         cmd = [kubectl_binary(version), "--kubeconfig", str(self.kubeconfig), *args]
         res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
         if check and res.returncode != 0:
-            raise AssertionError(f"{' '.join(cmd[1:])} exited {res.returncode}\nstdout:\n{res.stdout}\n"
-                                 f"stderr:\n{res.stderr}")
+            raise AssertionError(
+                f"{' '.join(cmd[1:])} exited {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+            )
         return res
 
     def kubectl_popen(self, *args: str, version: str | None = None) -> subprocess.Popen:

@@ -43,10 +43,18 @@ def test_restart_keeps_objects_and_resource_version_grows(server_factory):
     r = srv.request("PUT", f"{base}/c03", json=_cm("c03", {"i": "updated"}))
     assert r.status_code == 200, r.text
     assert srv.request("DELETE", f"{base}/c04").status_code == 200
-    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-           "spec": {"selector": {"matchLabels": {"a": "b"}},
-                    "template": {"metadata": {"labels": {"a": "b"}},
-                                 "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}}
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {
+                "metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]},
+            },
+        },
+    }
     assert srv.request("POST", "/apis/apps/v1/namespaces/keep/deployments", json=dep).status_code == 201
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"k": "dmFsdWU="}}
     assert srv.request("POST", "/api/v1/namespaces/keep/secrets", json=secret).status_code == 201
@@ -98,7 +106,9 @@ def test_restart_keeps_objects_and_resource_version_grows(server_factory):
         assert events[0]["object"]["code"] == 410
     else:
         assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
-            ("ADDED", "after-restart"), ("MODIFIED", "c05")], events
+            ("ADDED", "after-restart"),
+            ("MODIFIED", "c05"),
+        ], events
 
 
 def test_kill_9_loses_no_acknowledged_write(server_factory):

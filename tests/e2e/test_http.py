@@ -25,8 +25,12 @@ def status_of(r, code: int, reason: str) -> dict:
 
 
 def post_cm(server, ns, name="x", **kw):
-    return server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
-                          json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}, **kw)
+    return server.request(
+        "POST",
+        f"/api/v1/namespaces/{ns}/configmaps",
+        json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}},
+        **kw,
+    )
 
 
 def test_not_found_status_key_order(server, ns):
@@ -38,7 +42,8 @@ def test_not_found_status_key_order(server, ns):
     # Byte-exact, as some clients compare the whole body.
     assert r.text.rstrip("\n") == (
         '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \\"nope\\" not found",'
-        '"reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}')
+        '"reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}'
+    )
 
 
 def test_not_found_grouped_resource(server, ns):
@@ -66,15 +71,21 @@ def test_already_exists(server, ns):
 
 def test_body_too_large(server, ns):
     big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"}, "data": {"k": "x" * (3 << 20)}}
-    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data=json.dumps(big),
-                       headers={"Content-Type": "application/json"})
+    r = server.request(
+        "POST",
+        f"/api/v1/namespaces/{ns}/configmaps",
+        data=json.dumps(big),
+        headers={"Content-Type": "application/json"},
+    )
     body = status_of(r, 413, "RequestEntityTooLarge")
     assert "limit is 3145728" in body["message"]
     assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/huge").status_code == 404
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: a ConfigMap with > 1 MiB of data is stored (201) instead of "
-                                       "422 Invalid '[]: Too long'")
+@pytest.mark.xfail(
+    strict=True,
+    reason="server bug: a ConfigMap with > 1 MiB of data is stored (201) instead of 422 Invalid '[]: Too long'",
+)
 def test_object_too_large_for_storage(server, ns):
     # Under the request limit but over the 1 MiB a ConfigMap may hold.
     big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"}, "data": {"k": "x" * (1 << 20)}}
@@ -86,24 +97,31 @@ def test_object_too_large_for_storage(server, ns):
 
 
 def test_malformed_json(server, ns):
-    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data="{bad json",
-                       headers={"Content-Type": "application/json"})
+    r = server.request(
+        "POST", f"/api/v1/namespaces/{ns}/configmaps", data="{bad json", headers={"Content-Type": "application/json"}
+    )
     body = status_of(r, 400, "BadRequest")
     assert list(body) == ["kind", "apiVersion", "metadata", "status", "message", "reason", "code"]
 
 
 def test_wrong_content_type(server, ns):
-    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", data="name: x",
-                       headers={"Content-Type": "text/plain"})
+    r = server.request(
+        "POST", f"/api/v1/namespaces/{ns}/configmaps", data="name: x", headers={"Content-Type": "text/plain"}
+    )
     body = status_of(r, 415, "UnsupportedMediaType")
-    assert body["message"].startswith("the body of the request was in an unknown format - accepted media types "
-                                      "include: application/json, application/yaml")
+    assert body["message"].startswith(
+        "the body of the request was in an unknown format - accepted media types "
+        "include: application/json, application/yaml"
+    )
 
 
 def test_yaml_body_is_accepted(server, ns):
-    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
-                       data="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromyaml\ndata:\n  a: b\n",
-                       headers={"Content-Type": "application/yaml"})
+    r = server.request(
+        "POST",
+        f"/api/v1/namespaces/{ns}/configmaps",
+        data="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fromyaml\ndata:\n  a: b\n",
+        headers={"Content-Type": "application/yaml"},
+    )
     assert r.status_code == 201, r.text
     assert r.json()["data"] == {"a": "b"}
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/fromyaml", headers={"Accept": "application/yaml"})
@@ -114,8 +132,7 @@ def test_yaml_body_is_accepted(server, ns):
 def test_not_acceptable(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/xml"})
     body = status_of(r, 406, "NotAcceptable")
-    assert body["message"].startswith("only the following media types are accepted: application/json, "
-                                      "application/yaml")
+    assert body["message"].startswith("only the following media types are accepted: application/json, application/yaml")
 
 
 def test_wildcard_accept(server, ns):
@@ -148,12 +165,14 @@ def test_table(server, ns):
     assert row["object"]["apiVersion"] == "meta.k8s.io/v1"
     assert row["object"]["metadata"]["name"] == "t1"
 
-    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=Object",
-                       headers={"Accept": TABLE_ACCEPT})
+    r = server.request(
+        "GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=Object", headers={"Accept": TABLE_ACCEPT}
+    )
     row = r.json()["rows"][0]
     assert row["object"]["kind"] == "ConfigMap"
-    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=None",
-                       headers={"Accept": TABLE_ACCEPT})
+    r = server.request(
+        "GET", f"/api/v1/namespaces/{ns}/configmaps/t1?includeObject=None", headers={"Accept": TABLE_ACCEPT}
+    )
     assert "object" not in r.json()["rows"][0] or r.json()["rows"][0]["object"] is None
 
 
@@ -207,8 +226,9 @@ def test_aggregated_discovery_v2beta1_and_fallback(server, path):
 
 def _watch_lines(server, path: str, until, timeout_seconds: int = 10) -> list[dict]:
     events = []
-    with server.request("GET", path + f"&timeoutSeconds={timeout_seconds}", stream=True,
-                        timeout=timeout_seconds + 10) as r:
+    with server.request(
+        "GET", path + f"&timeoutSeconds={timeout_seconds}", stream=True, timeout=timeout_seconds + 10
+    ) as r:
         assert r.status_code == 200, r.text
         assert r.headers["Content-Type"] == "application/json"
         assert r.headers.get("Transfer-Encoding") == "chunked"
@@ -224,8 +244,10 @@ def _watch_lines(server, path: str, until, timeout_seconds: int = 10) -> list[di
 def test_watch_list_initial_events_end_bookmark(server, ns):
     for name in ("w1", "w2", "w3"):
         assert post_cm(server, ns, name).status_code == 201
-    path = (f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=true"
-            "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+    path = (
+        f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=true"
+        "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    )
     events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
     initial = [(e["type"], e["object"]["metadata"]["name"]) for e in events[:-1]]
     assert sorted(initial) == [("ADDED", "w1"), ("ADDED", "w2"), ("ADDED", "w3")]
@@ -234,13 +256,16 @@ def test_watch_list_initial_events_end_bookmark(server, ns):
     obj = bookmark["object"]
     assert obj["kind"] == "ConfigMap" and obj["apiVersion"] == "v1"
     assert obj["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
-    assert int(obj["metadata"]["resourceVersion"]) >= max(int(e["object"]["metadata"]["resourceVersion"])
-                                                          for e in events[:-1])
+    assert int(obj["metadata"]["resourceVersion"]) >= max(
+        int(e["object"]["metadata"]["resourceVersion"]) for e in events[:-1]
+    )
 
 
 def test_watch_list_empty_collection_still_bookmarks(server, ns):
-    path = (f"/api/v1/namespaces/{ns}/secrets?watch=true&sendInitialEvents=true"
-            "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+    path = (
+        f"/api/v1/namespaces/{ns}/secrets?watch=true&sendInitialEvents=true"
+        "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    )
     events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
     assert len(events) == 1
     assert events[0]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
@@ -284,8 +309,10 @@ def test_watch_too_old_resource_version_via_http(server_factory):
 def test_anonymous_requests(server):
     r = server.anonymous("GET", "/api/v1/namespaces")
     body = status_of(r, 403, "Forbidden")
-    assert body["message"] == ('namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
-                               'in API group "" at the cluster scope')
+    assert body["message"] == (
+        'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" '
+        'in API group "" at the cluster scope'
+    )
     assert body["details"] == {"kind": "namespaces"}
     assert list(body) == STATUS_KEYS
     for path in ("/healthz", "/livez", "/readyz"):
@@ -299,8 +326,15 @@ def test_bad_bearer_token_is_401(server):
     r = server.anonymous("GET", "/api/v1/namespaces", headers={"Authorization": "Bearer not-a-real-token"})
     assert r.status_code == 401, r.text
     assert r.headers["Content-Type"] == "application/json"
-    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                        "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+    assert r.json() == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "Unauthorized",
+        "reason": "Unauthorized",
+        "code": 401,
+    }
     # Even health endpoints refuse a request whose credentials fail.
     assert server.anonymous("GET", "/healthz", headers={"Authorization": "Bearer nope"}).status_code == 401
 

@@ -28,33 +28,69 @@ def _pod_spec(image="nginx:1.27"):
 
 KINDS = {
     "configmap": Kind(
-        "configmaps", "configmap", "cm1",
+        "configmaps",
+        "configmap",
+        "cm1",
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm1"}, "data": {"k1": "v1", "k2": "v2"}},
-        ["NAME", "DATA", "AGE"]),
+        ["NAME", "DATA", "AGE"],
+    ),
     "secret": Kind(
-        "secrets", "secret", "sec1",
+        "secrets",
+        "secret",
+        "sec1",
         {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec1"}, "stringData": {"user": "admin"}},
-        ["NAME", "TYPE", "DATA", "AGE"]),
+        ["NAME", "TYPE", "DATA", "AGE"],
+    ),
     "deployment": Kind(
-        "deployments.apps", "deployment.apps", "dep1",
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "dep1"},
-         "spec": {"selector": {"matchLabels": {"app": "dep1"}},
-                  "template": {"metadata": {"labels": {"app": "dep1"}}, "spec": _pod_spec()}}},
-        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"]),
+        "deployments.apps",
+        "deployment.apps",
+        "dep1",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "dep1"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "dep1"}},
+                "template": {"metadata": {"labels": {"app": "dep1"}}, "spec": _pod_spec()},
+            },
+        },
+        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        ["CONTAINERS", "IMAGES", "SELECTOR"],
+    ),
     "service": Kind(
-        "services", "service", "svc1",
-        {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc1"},
-         "spec": {"selector": {"app": "dep1"}, "ports": [{"port": 80}]}},
-        ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], ["SELECTOR"]),
+        "services",
+        "service",
+        "svc1",
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "svc1"},
+            "spec": {"selector": {"app": "dep1"}, "ports": [{"port": 80}]},
+        },
+        ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
+        ["SELECTOR"],
+    ),
     "pod": Kind(
-        "pods", "pod", "pod1",
+        "pods",
+        "pod",
+        "pod1",
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pod1"}, "spec": _pod_spec()},
-        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]),
+        ["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        ["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
+    ),
     "job": Kind(
-        "jobs.batch", "job.batch", "job1",
-        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job1"},
-         "spec": {"template": {"spec": {"restartPolicy": "Never", **_pod_spec("busybox:1.36")}}}},
-        ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"]),
+        "jobs.batch",
+        "job.batch",
+        "job1",
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "job1"},
+            "spec": {"template": {"spec": {"restartPolicy": "Never", **_pod_spec("busybox:1.36")}}},
+        },
+        ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
+        ["CONTAINERS", "IMAGES", "SELECTOR"],
+    ),
 }
 
 
@@ -157,7 +193,9 @@ def crud_cycle(server, ns: str, kind: str, version: str | None, validate: tuple[
     assert res.stdout == "" and res.stderr.strip() == f"No resources found in {ns} namespace."
     # kubectl 1.27 prints "annotate" rather than "annotated".
     assert kc("annotate", k.resource, k.name, "e2e/note=hello").stdout.strip() in (
-        f"{k.type_name}/{k.name} annotated", f"{k.type_name}/{k.name} annotate")
+        f"{k.type_name}/{k.name} annotated",
+        f"{k.type_name}/{k.name} annotate",
+    )
 
     before = json.loads(kc("get", k.resource, k.name, "-o", "json").stdout)
     assert before["metadata"]["labels"]["e2e"] == "yes"
@@ -195,8 +233,11 @@ def test_crud_kubectl_1_27(server, ns, kind):
     crud_cycle(server, ns, kind, "1.27", ("--validate=false",))
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: GET /openapi/v2 with Accept: application/com.github.proto-openapi."
-                                       "spec.v2@v1.0+protobuf answers 406 (kube-apiserver serves the protobuf document)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="server bug: GET /openapi/v2 with Accept: application/com.github.proto-openapi."
+    "spec.v2@v1.0+protobuf answers 406 (kube-apiserver serves the protobuf document)",
+)
 def test_kubectl_1_27_validates_against_openapi_v2(server, ns):
     # kubectl 1.27 downloads /openapi/v2 as protobuf to validate (and to decide on server-side field validation).
     manifest = yaml.safe_dump(KINDS["configmap"].manifest)
@@ -215,14 +256,27 @@ def _defaults_bug(reason: str):
 DEFAULTS_PARAMS = [
     pytest.param("configmap"),
     pytest.param("secret", marks=_defaults_bug("Secret type Opaque; stringData not merged into data")),
-    pytest.param("deployment", marks=_defaults_bug("Deployment replicas/strategy/revisionHistoryLimit/"
-                                                   "progressDeadlineSeconds, pod template defaults")),
-    pytest.param("service", marks=_defaults_bug("Service type/sessionAffinity/port protocol+targetPort; "
-                                                "no clusterIP allocated")),
-    pytest.param("pod", marks=_defaults_bug("Pod restartPolicy/dnsPolicy/terminationGracePeriodSeconds/"
-                                            "imagePullPolicy, status.phase Pending")),
-    pytest.param("job", marks=_defaults_bug("Job selector + controller-uid/job-name template labels, backoffLimit, "
-                                            "completions, parallelism")),
+    pytest.param(
+        "deployment",
+        marks=_defaults_bug(
+            "Deployment replicas/strategy/revisionHistoryLimit/progressDeadlineSeconds, pod template defaults"
+        ),
+    ),
+    pytest.param(
+        "service", marks=_defaults_bug("Service type/sessionAffinity/port protocol+targetPort; no clusterIP allocated")
+    ),
+    pytest.param(
+        "pod",
+        marks=_defaults_bug(
+            "Pod restartPolicy/dnsPolicy/terminationGracePeriodSeconds/imagePullPolicy, status.phase Pending"
+        ),
+    ),
+    pytest.param(
+        "job",
+        marks=_defaults_bug(
+            "Job selector + controller-uid/job-name template labels, backoffLimit, completions, parallelism"
+        ),
+    ),
 ]
 
 
@@ -246,16 +300,30 @@ def test_get_yaml_and_json_of_single_object_and_list(server, ns):
     out = server.kubectl("-n", ns, "get", "cm", "-o", "custom-columns=N:.metadata.name,K:.data.k2").stdout
     assert parse_table(out) == [{"N": "cm1", "K": "v2"}]
     # --sort-by asks the server for the objects inside the table.
-    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a-first"}}))
+    server.kubectl(
+        "-n",
+        ns,
+        "create",
+        "-f",
+        "-",
+        input=yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a-first"}}),
+    )
     out = server.kubectl("-n", ns, "get", "cm", "--sort-by=.metadata.name", "-o", "name").stdout.split()
     assert out == sorted(out)
     assert "configmap/a-first" in out and "configmap/cm1" in out
 
 
 def test_get_all_namespaces_and_show_labels(server, ns):
-    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "lbl", "labels": {"tier": "web"}}}))
+    server.kubectl(
+        "-n",
+        ns,
+        "create",
+        "-f",
+        "-",
+        input=yaml.safe_dump(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "lbl", "labels": {"tier": "web"}}}
+        ),
+    )
     out = server.kubectl("get", "configmaps", "-A", "--show-labels").stdout
     assert header_of(out) == ["NAMESPACE", "NAME", "DATA", "AGE", "LABELS"]
     rows = [r for r in parse_table(out) if r["NAMESPACE"] == ns]
@@ -271,16 +339,23 @@ def test_imperative_generators(server, ns, version):
     def kc(*args, **kw):
         return server.kubectl("-n", ns, *args, version=version, **kw)
 
-    assert kc("create", "configmap", "gen-cm", "--from-literal=a=1", "--from-literal=b=2").stdout.strip() == \
-        "configmap/gen-cm created"
-    assert kc("create", "secret", "generic", "gen-sec", "--from-literal=pw=s3cret").stdout.strip() == \
-        "secret/gen-sec created"
-    assert kc("create", "deployment", "gen-dep", "--image=nginx:1.27", "--replicas=2").stdout.strip() == \
-        "deployment.apps/gen-dep created"
-    assert kc("create", "service", "clusterip", "gen-svc", "--tcp=8080:80").stdout.strip() == \
-        "service/gen-svc created"
-    assert kc("create", "job", "gen-job", "--image=busybox:1.36", "--", "true").stdout.strip() == \
-        "job.batch/gen-job created"
+    assert (
+        kc("create", "configmap", "gen-cm", "--from-literal=a=1", "--from-literal=b=2").stdout.strip()
+        == "configmap/gen-cm created"
+    )
+    assert (
+        kc("create", "secret", "generic", "gen-sec", "--from-literal=pw=s3cret").stdout.strip()
+        == "secret/gen-sec created"
+    )
+    assert (
+        kc("create", "deployment", "gen-dep", "--image=nginx:1.27", "--replicas=2").stdout.strip()
+        == "deployment.apps/gen-dep created"
+    )
+    assert kc("create", "service", "clusterip", "gen-svc", "--tcp=8080:80").stdout.strip() == "service/gen-svc created"
+    assert (
+        kc("create", "job", "gen-job", "--image=busybox:1.36", "--", "true").stdout.strip()
+        == "job.batch/gen-job created"
+    )
     assert kc("run", "gen-pod", "--image=nginx:1.27", "--labels=run=gen-pod").stdout.strip() == "pod/gen-pod created"
 
     cm = json.loads(kc("get", "cm", "gen-cm", "-o", "json").stdout)
@@ -297,8 +372,14 @@ def test_imperative_generators(server, ns, version):
     pod = json.loads(kc("get", "pod", "gen-pod", "-o", "json").stdout)
     assert pod["metadata"]["labels"] == {"run": "gen-pod"}
     names = kc("get", "deploy,svc,job,pod,cm,secret", "-o", "name").stdout.split()
-    assert {"deployment.apps/gen-dep", "service/gen-svc", "job.batch/gen-job", "pod/gen-pod", "configmap/gen-cm",
-            "secret/gen-sec"} <= set(names)
+    assert {
+        "deployment.apps/gen-dep",
+        "service/gen-svc",
+        "job.batch/gen-job",
+        "pod/gen-pod",
+        "configmap/gen-cm",
+        "secret/gen-sec",
+    } <= set(names)
 
 
 def test_create_namespace_with_kubectl(server):
@@ -331,8 +412,7 @@ def test_delete_namespace_removes_contents(server):
     name = f"doomed-{int(time.time() * 1000) % 10**8}"
     server.create_namespace(name)
     kinds = ["configmap", "secret", "deployment", "service", "pod", "job"]
-    server.kubectl("-n", name, "create", "-f", "-",
-                   input=yaml.safe_dump_all([KINDS[k].manifest for k in kinds]))
+    server.kubectl("-n", name, "create", "-f", "-", input=yaml.safe_dump_all([KINDS[k].manifest for k in kinds]))
     started = time.monotonic()
     res = server.kubectl("delete", "ns", name, "--timeout=60s", timeout=90)
     assert res.stdout.strip() == f'namespace "{name}" deleted'
@@ -345,7 +425,9 @@ def test_delete_namespace_removes_contents(server):
     # The namespace can be created again, empty.
     server.create_namespace(name)
     assert server.kubectl("get", "all,cm,secret", "-n", name, "-o", "name").stdout.split() in (
-        [], ["configmap/kube-root-ca.crt"])
+        [],
+        ["configmap/kube-root-ca.crt"],
+    )
     server.request("DELETE", f"/api/v1/namespaces/{name}")
 
 
@@ -387,8 +469,10 @@ class TestErrors:
         server.kubectl("-n", ns, "create", "-f", "-", input=manifest)
         res = server.kubectl("-n", ns, "create", "-f", "-", input=manifest, check=False)
         assert res.returncode == 1
-        assert res.stderr.strip() == \
-            'Error from server (AlreadyExists): error when creating "STDIN": configmaps "dup" already exists'
+        assert (
+            res.stderr.strip()
+            == 'Error from server (AlreadyExists): error when creating "STDIN": configmaps "dup" already exists'
+        )
 
     def test_create_twice_imperative(self, server, ns):
         server.kubectl("-n", ns, "create", "configmap", "dup")
@@ -403,8 +487,10 @@ class TestErrors:
     def test_create_in_missing_namespace(self, server):
         manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
         res = server.kubectl("-n", "no-such-namespace-e2e", "create", "-f", "-", input=manifest, check=False)
-        assert res.stderr.strip() == \
-            'Error from server (NotFound): error when creating "STDIN": namespaces "no-such-namespace-e2e" not found'
+        assert (
+            res.stderr.strip()
+            == 'Error from server (NotFound): error when creating "STDIN": namespaces "no-such-namespace-e2e" not found'
+        )
 
     def test_invalid_name(self, server, ns):
         manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Bad_Name"}})
@@ -412,13 +498,18 @@ class TestErrors:
         assert res.returncode == 1
         assert res.stderr.startswith(
             'The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"), res.stderr
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"
+        ), res.stderr
 
-    @pytest.mark.xfail(strict=True, reason="server bug: POST with fieldValidation=Strict accepts an unknown field "
-                                           "(ConfigMap .spec) instead of 400 'strict decoding error: unknown field'")
+    @pytest.mark.xfail(
+        strict=True,
+        reason="server bug: POST with fieldValidation=Strict accepts an unknown field "
+        "(ConfigMap .spec) instead of 400 'strict decoding error: unknown field'",
+    )
     def test_unknown_field_is_rejected_by_strict_validation(self, server, ns):
-        manifest = yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict"},
-                                   "spec": {"x": 1}})
+        manifest = yaml.safe_dump(
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict"}, "spec": {"x": 1}}
+        )
         res = server.kubectl("-n", ns, "create", "-f", "-", input=manifest, check=False)
         assert res.returncode == 1
         assert "Error from server (BadRequest)" in res.stderr, res.stderr
@@ -442,13 +533,19 @@ class TestDescribe:
         assert "Data" in lines and "k1:" in lines and "v1" in lines
         assert lines[-1].split() == ["Events:", "<none>"]
 
-    @pytest.mark.xfail(strict=True, reason="server bug: Deployment spec.replicas not defaulted, kubectl describe "
-                                           "dereferences it and panics (describe.go:4462)")
+    @pytest.mark.xfail(
+        strict=True,
+        reason="server bug: Deployment spec.replicas not defaulted, kubectl describe "
+        "dereferences it and panics (describe.go:4462)",
+    )
     def test_describe_deployment(self, server, ns):
         server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["deployment"].manifest))
         out = server.kubectl("-n", ns, "describe", "deployment", "dep1").stdout
-        fields = {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in out.splitlines()
-                  if ":" in line and not line.startswith(" ")}
+        fields = {
+            line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+            for line in out.splitlines()
+            if ":" in line and not line.startswith(" ")
+        }
         assert fields["Name"] == "dep1"
         assert fields["Namespace"] == ns
         assert fields["Selector"] == "app=dep1"
@@ -460,18 +557,28 @@ class TestDescribe:
         server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["pod"].manifest))
         pod = json.loads(server.kubectl("-n", ns, "get", "pod", "pod1", "-o", "json").stdout)
         event = {
-            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "pod1.e2e"},
-            "involvedObject": {"kind": "Pod", "namespace": ns, "name": "pod1", "uid": pod["metadata"]["uid"],
-                               "apiVersion": "v1"},
-            "reason": "E2EReason", "message": "hello from the e2e test", "type": "Normal",
-            "source": {"component": "e2e"}, "count": 1,
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": "pod1.e2e"},
+            "involvedObject": {
+                "kind": "Pod",
+                "namespace": ns,
+                "name": "pod1",
+                "uid": pod["metadata"]["uid"],
+                "apiVersion": "v1",
+            },
+            "reason": "E2EReason",
+            "message": "hello from the e2e test",
+            "type": "Normal",
+            "source": {"component": "e2e"},
+            "count": 1,
             "firstTimestamp": pod["metadata"]["creationTimestamp"],
             "lastTimestamp": pod["metadata"]["creationTimestamp"],
         }
         server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(event))
         out = server.kubectl("-n", ns, "describe", "pod", "pod1").stdout
         assert "Status:           Pending" in out or "Status:" in out
-        events = out[out.index("Events:"):]
+        events = out[out.index("Events:") :]
         assert "E2EReason" in events and "hello from the e2e test" in events
         # kubectl get events, server-side columns
         out = server.kubectl("-n", ns, "get", "events").stdout
@@ -479,8 +586,11 @@ class TestDescribe:
         assert parse_table(out)[0]["OBJECT"] == "pod/pod1"
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: pods/exec, pods/attach, pods/portforward and pods/log answer "
-                                       "405 MethodNotAllowed (not implemented)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="server bug: pods/exec, pods/attach, pods/portforward and pods/log answer "
+    "405 MethodNotAllowed (not implemented)",
+)
 class TestUnscheduledPod:
     """No kubelet: a pod never gets a node. Streaming subresources must fail fast, not hang."""
 
@@ -513,8 +623,11 @@ class TestUnscheduledPod:
 
 def test_chunked_list(server, ns):
     for i in range(7):
-        server.request("POST", f"/api/v1/namespaces/{ns}/configmaps",
-                       json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"chunk-{i}"}})
+        server.request(
+            "POST",
+            f"/api/v1/namespaces/{ns}/configmaps",
+            json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"chunk-{i}"}},
+        )
     out = server.kubectl("-n", ns, "get", "configmaps", "--chunk-size=2", "-o", "name").stdout.split()
     assert [n for n in out if "chunk-" in n] == [f"configmap/chunk-{i}" for i in range(7)]
     rows = parse_table(server.kubectl("-n", ns, "get", "configmaps", "--chunk-size=3").stdout)
@@ -538,8 +651,11 @@ def test_scale_deployment(server, ns):
     assert "Expected replicas to be 1, was 3" in res.stderr, res.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: /openapi/v3/apis/apps/v1 schemas lack properties; kubectl explain "
-                                       "deployment.spec.replicas says 'field \"replicas\" does not exist'")
+@pytest.mark.xfail(
+    strict=True,
+    reason="server bug: /openapi/v3/apis/apps/v1 schemas lack properties; kubectl explain "
+    "deployment.spec.replicas says 'field \"replicas\" does not exist'",
+)
 def test_explain(server):
     out = server.kubectl("explain", "deployment.spec.replicas").stdout
     assert "KIND:       Deployment" in out
@@ -548,8 +664,11 @@ def test_explain(server):
     assert "KIND:       Pod" in out and "<PodSpec>" in out
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: objects carry no metadata.managedFields (kube-apiserver records "
-                                       "one entry per manager: kubectl-create, kubectl-label, ...)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="server bug: objects carry no metadata.managedFields (kube-apiserver records "
+    "one entry per manager: kubectl-create, kubectl-label, ...)",
+)
 def test_managed_fields(server, ns):
     server.kubectl("-n", ns, "create", "configmap", "mf", "--from-literal=a=b")
     server.kubectl("-n", ns, "label", "configmap", "mf", "x=y")

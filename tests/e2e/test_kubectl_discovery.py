@@ -67,9 +67,21 @@ def test_api_resources_filters(server):
 def test_api_versions(server, version):
     out = server.kubectl("api-versions", version=version).stdout.split()
     assert out == sorted(out)
-    for gv in ("v1", "apps/v1", "batch/v1", "autoscaling/v1", "autoscaling/v2", "rbac.authorization.k8s.io/v1",
-               "apiextensions.k8s.io/v1", "apiregistration.k8s.io/v1", "coordination.k8s.io/v1",
-               "networking.k8s.io/v1", "storage.k8s.io/v1", "policy/v1", "discovery.k8s.io/v1"):
+    for gv in (
+        "v1",
+        "apps/v1",
+        "batch/v1",
+        "autoscaling/v1",
+        "autoscaling/v2",
+        "rbac.authorization.k8s.io/v1",
+        "apiextensions.k8s.io/v1",
+        "apiregistration.k8s.io/v1",
+        "coordination.k8s.io/v1",
+        "networking.k8s.io/v1",
+        "storage.k8s.io/v1",
+        "policy/v1",
+        "discovery.k8s.io/v1",
+    ):
         assert gv in out
 
 
@@ -86,7 +98,9 @@ def test_kubectl_version(server):
 def test_raw_version(server):
     info = json.loads(server.kubectl("get", "--raw", "/version").stdout)
     assert info["gitVersion"].startswith("v1.33.")
-    assert {"major", "minor", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(info)
+    assert {"major", "minor", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"} <= set(
+        info
+    )
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/livez", "/readyz"])

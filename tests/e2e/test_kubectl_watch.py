@@ -44,8 +44,9 @@ def test_get_watch_prints_changes(server, ns, version):
 
         server.kubectl("-n", ns, "delete", "configmap", "before")
         # kubectl prints the deleted object's last state too: a second "before" line.
-        out.wait_for(lambda line: sum(_cells(x)[:1] == ["before"] for x in out.snapshot()) >= 2,
-                     message="the deleted object")
+        out.wait_for(
+            lambda line: sum(_cells(x)[:1] == ["before"] for x in out.snapshot()) >= 2, message="the deleted object"
+        )
         assert proc.poll() is None, proc.stderr.read()
         lines = out.snapshot()
         assert sum(1 for x in lines if x.startswith("NAME")) == 1, lines  # one header only
@@ -72,7 +73,7 @@ def test_get_watch_output_watch_events(server, ns):
 
 def test_get_watch_single_object_as_json(server, ns):
     server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=_cm("one", {"a": "1"}))
-    proc = server.kubectl_popen("-n", ns, "get", "configmap", "one", "-w", "-o", "jsonpath={.data}{\"\\n\"}")
+    proc = server.kubectl_popen("-n", ns, "get", "configmap", "one", "-w", "-o", 'jsonpath={.data}{"\\n"}')
     try:
         out = LineReader(proc.stdout)
         out.wait_for(lambda line: line == '{"a":"1"}', message="the initial state")

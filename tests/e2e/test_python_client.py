@@ -24,7 +24,10 @@ def deployment(name: str, image: str = "nginx:1.27", replicas: int = 1) -> clien
             selector=client.V1LabelSelector(match_labels={"app": name}),
             template=client.V1PodTemplateSpec(
                 metadata=client.V1ObjectMeta(labels={"app": name}),
-                spec=client.V1PodSpec(containers=[client.V1Container(name="main", image=image)]))))
+                spec=client.V1PodSpec(containers=[client.V1Container(name="main", image=image)]),
+            ),
+        ),
+    )
 
 
 def names(items) -> list[str]:
@@ -72,8 +75,12 @@ def test_generate_name(core_v1, ns):
 
 
 def test_label_selectors(core_v1, ns):
-    for name, labels in [("a", {"env": "prod", "tier": "web"}), ("b", {"env": "dev", "tier": "web"}),
-                         ("c", {"env": "test"}), ("d", None)]:
+    for name, labels in [
+        ("a", {"env": "prod", "tier": "web"}),
+        ("b", {"env": "dev", "tier": "web"}),
+        ("c", {"env": "test"}),
+        ("d", None),
+    ]:
         core_v1.create_namespaced_config_map(ns, cm(name, labels=labels))
 
     def sel(selector):
@@ -98,8 +105,11 @@ def test_field_selectors(core_v1, ns):
         core_v1.create_namespaced_config_map(ns, cm(name))
     assert names(core_v1.list_namespaced_config_map(ns, field_selector="metadata.name=f2").items) == ["f2"]
     assert names(core_v1.list_namespaced_config_map(ns, field_selector="metadata.name!=f2").items) == ["f1", "f3"]
-    assert names(core_v1.list_namespaced_config_map(ns, field_selector=f"metadata.namespace={ns}").items) == \
-        ["f1", "f2", "f3"]
+    assert names(core_v1.list_namespaced_config_map(ns, field_selector=f"metadata.namespace={ns}").items) == [
+        "f1",
+        "f2",
+        "f3",
+    ]
     everywhere = core_v1.list_config_map_for_all_namespaces(field_selector=f"metadata.namespace={ns},metadata.name=f3")
     assert names(everywhere.items) == ["f3"]
     with pytest.raises(ApiException) as exc:
@@ -111,8 +121,10 @@ def test_field_selectors(core_v1, ns):
 def test_unknown_field_selector_message(core_v1, ns):
     with pytest.raises(ApiException) as exc:
         core_v1.list_namespaced_config_map(ns, field_selector="data.x=1")
-    assert json.loads(exc.value.body)["message"] == \
-        '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'
+    assert (
+        json.loads(exc.value.body)["message"]
+        == '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'
+    )
 
 
 def test_pagination_is_consistent(core_v1, ns):
@@ -179,8 +191,11 @@ def test_watch_resume_from_resource_version(core_v1, ns):
     core_v1.delete_namespaced_config_map("r0", ns)
     events: list = []
     w = watch.Watch()
-    _collect(w.stream(core_v1.list_namespaced_config_map, ns, resource_version=start, timeout_seconds=10),
-             events, lambda e: len(e) == 3)
+    _collect(
+        w.stream(core_v1.list_namespaced_config_map, ns, resource_version=start, timeout_seconds=10),
+        events,
+        lambda e: len(e) == 3,
+    )
     w.stop()
     # Everything after `start`, nothing at or before it.
     assert [(e[0], e[1]["metadata"]["name"]) for e in events] == [("ADDED", "r1"), ("ADDED", "r2"), ("DELETED", "r0")]
@@ -194,8 +209,13 @@ def test_watch_with_label_selector(core_v1, ns):
     core_v1.patch_namespaced_config_map("sel", ns, {"metadata": {"labels": {"pick": "no"}}})
     events: list = []
     w = watch.Watch()
-    _collect(w.stream(core_v1.list_namespaced_config_map, ns, resource_version=rv, label_selector="pick=me",
-                      timeout_seconds=10), events, lambda e: len(e) == 2)
+    _collect(
+        w.stream(
+            core_v1.list_namespaced_config_map, ns, resource_version=rv, label_selector="pick=me", timeout_seconds=10
+        ),
+        events,
+        lambda e: len(e) == 2,
+    )
     w.stop()
     assert [(e[0], e[1]["metadata"]["name"]) for e in events] == [("ADDED", "sel"), ("DELETED", "sel")]
 
@@ -210,20 +230,25 @@ def test_watch_expired_resource_version_then_relist(server_factory):
         for i in range(12):
             v1.create_namespaced_config_map("expiry", cm(f"x{i}"))
         with pytest.raises(ApiException) as exc:
-            for _ in watch.Watch().stream(v1.list_namespaced_config_map, "expiry", resource_version=old_rv,
-                                          timeout_seconds=5):
+            for _ in watch.Watch().stream(
+                v1.list_namespaced_config_map, "expiry", resource_version=old_rv, timeout_seconds=5
+            ):
                 pass
         assert exc.value.status == 410
-        assert "Expired" in str(exc.value.reason) or "too old resource version" in str(exc.value.reason) or \
-            "Gone" in str(exc.value.reason)
+        assert (
+            "Expired" in str(exc.value.reason)
+            or "too old resource version" in str(exc.value.reason)
+            or "Gone" in str(exc.value.reason)
+        )
 
         # Recover the way an informer does: relist, then watch from the list's resourceVersion.
         lst = v1.list_namespaced_config_map("expiry")
         assert len(lst.items) == 12
         events: list = []
         w = watch.Watch()
-        stream = w.stream(v1.list_namespaced_config_map, "expiry", resource_version=lst.metadata.resource_version,
-                          timeout_seconds=20)
+        stream = w.stream(
+            v1.list_namespaced_config_map, "expiry", resource_version=lst.metadata.resource_version, timeout_seconds=20
+        )
         t = threading.Thread(target=_collect, args=(stream, events, lambda e: len(e) == 1), daemon=True)
         t.start()
         v1.create_namespaced_config_map("expiry", cm("after"))
@@ -246,8 +271,10 @@ def test_update_conflict(core_v1, ns):
     assert exc.value.status == 409
     status = json.loads(exc.value.body)
     assert status["reason"] == "Conflict"
-    assert status["message"] == ('Operation cannot be fulfilled on configmaps "cc": the object has been modified; '
-                                 "please apply your changes to the latest version and try again")
+    assert status["message"] == (
+        'Operation cannot be fulfilled on configmaps "cc": the object has been modified; '
+        "please apply your changes to the latest version and try again"
+    )
     assert status["details"] == {"name": "cc", "kind": "configmaps"}
     assert core_v1.read_namespaced_config_map("cc", ns).data == {"v": "a"}
     # An update without resourceVersion is unconditional.
@@ -260,16 +287,23 @@ def test_delete_preconditions(core_v1, ns):
     obj = core_v1.create_namespaced_config_map(ns, cm("pre"))
     with pytest.raises(ApiException) as exc:
         core_v1.delete_namespaced_config_map(
-            "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(uid="wrong-uid")))
+            "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(uid="wrong-uid"))
+        )
     assert exc.value.status == 409
     assert "Precondition failed: UID in precondition: wrong-uid, UID in object meta: " in exc.value.body
     with pytest.raises(ApiException) as exc:
         core_v1.delete_namespaced_config_map(
-            "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(resource_version="1")))
+            "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(resource_version="1"))
+        )
     assert exc.value.status == 409
     assert "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " in exc.value.body
-    core_v1.delete_namespaced_config_map("pre", ns, body=client.V1DeleteOptions(
-        preconditions=client.V1Preconditions(uid=obj.metadata.uid, resource_version=obj.metadata.resource_version)))
+    core_v1.delete_namespaced_config_map(
+        "pre",
+        ns,
+        body=client.V1DeleteOptions(
+            preconditions=client.V1Preconditions(uid=obj.metadata.uid, resource_version=obj.metadata.resource_version)
+        ),
+    )
     with pytest.raises(ApiException) as exc:
         core_v1.read_namespaced_config_map("pre", ns)
     assert exc.value.status == 404
@@ -287,8 +321,11 @@ def test_dry_run_create_leaves_nothing(core_v1, ns):
     real = core_v1.create_namespaced_config_map(ns, cm("real"))
     events: list = []
     w = watch.Watch()
-    _collect(w.stream(core_v1.list_namespaced_config_map, ns, resource_version=before, timeout_seconds=5),
-             events, lambda e: len(e) >= 1)
+    _collect(
+        w.stream(core_v1.list_namespaced_config_map, ns, resource_version=before, timeout_seconds=5),
+        events,
+        lambda e: len(e) >= 1,
+    )
     w.stop()
     assert [(e[0], e[1]["metadata"]["name"]) for e in events] == [("ADDED", "real")]
     assert real.metadata.resource_version
@@ -335,7 +372,8 @@ def test_generation_increments_on_spec_change_only(apps_v1, ns):
     out = apps_v1.patch_namespaced_deployment("gen", ns, {"spec": {"replicas": 3}})
     assert out.metadata.generation == 2
     out = apps_v1.patch_namespaced_deployment(
-        "gen", ns, {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}})
+        "gen", ns, {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}}
+    )
     assert out.metadata.generation == 3
     out = apps_v1.patch_namespaced_deployment("gen", ns, {"spec": {"replicas": 3}})  # no-op
     assert out.metadata.generation == 3
@@ -357,7 +395,8 @@ def test_finalizers(core_v1, ns):
     core_v1.delete_namespaced_config_map("fin", ns)
     with pytest.raises(ApiException) as exc:
         core_v1.patch_namespaced_config_map(
-            "fin", ns, {"metadata": {"finalizers": ["e2e.example.com/hold", "e2e.example.com/more"]}})
+            "fin", ns, {"metadata": {"finalizers": ["e2e.example.com/hold", "e2e.example.com/more"]}}
+        )
     assert exc.value.status == 422
     # Spec-ish changes are still allowed while terminating.
     core_v1.patch_namespaced_config_map("fin", ns, {"data": {"late": "write"}})

@@ -93,7 +93,8 @@ def meta(name: str = "", namespace: str = "", **extra: bytes) -> bytes:
 
 def test_configmap_data_and_binary_data():
     body = encode_for_tests(
-        "v1", "ConfigMap",
+        "v1",
+        "ConfigMap",
         meta("cm", "default", labels=entry(11, "app", "web")),
         entry(2, "a", "b"),
         entry(2, "greeting", "hello"),
@@ -112,7 +113,12 @@ def test_configmap_data_and_binary_data():
 
 def test_secret_bytes_are_base64():
     body = encode_for_tests(
-        "v1", "Secret", meta("s"), entry(2, "password", b"s3cr3t\xff"), ld(3, "Opaque"), entry(4, "plain", "text"),
+        "v1",
+        "Secret",
+        meta("s"),
+        entry(2, "password", b"s3cr3t\xff"),
+        ld(3, "Opaque"),
+        entry(4, "plain", "text"),
     )
     out = decode_protobuf(body)
     assert out["data"] == {"password": "czNjcjN0/w=="}
@@ -131,23 +137,27 @@ def _container(name: str, image: str, *parts: bytes) -> bytes:
 
 def test_deployment_with_pod_template():
     container = _container(
-        "web", "nginx:1.25",
-        ld(3, "nginx"), ld(3, "-g"),  # command
+        "web",
+        "nginx:1.25",
+        ld(3, "nginx"),
+        ld(3, "-g"),  # command
         msg(6, ld(1, "http"), vi(2, 0), vi(3, 8080), ld(4, "TCP"), ld(5, "")),  # ports
         msg(7, ld(1, "MODE"), ld(2, "prod")),  # env
         msg(8, entry_msg(1, "cpu", ld(1, "500m")), entry_msg(2, "memory", ld(1, "64Mi"))),  # resources
         msg(10, msg(1, msg(2, ld(1, "/healthz"), int_or_string(2, "http"))), vi(2, 5)),  # livenessProbe.httpGet
     )
     body = encode_for_tests(
-        "apps/v1", "Deployment",
+        "apps/v1",
+        "Deployment",
         meta("web", "default", labels=entry(11, "app", "web")),
-        msg(2,
+        msg(
+            2,
             vi(1, 3),  # replicas
             msg(2, entry(1, "app", "web")),  # selector.matchLabels
             msg(3, msg(1, entry(11, "app", "web")), _pod_spec(container)),  # template
             msg(4, ld(1, "RollingUpdate"), msg(2, int_or_string(1, 0), int_or_string(2, "25%"))),  # strategy
             vi(6, 10),  # revisionHistoryLimit
-            ),
+        ),
         msg(3),  # status: empty
     )
     out = decode_protobuf(body)
@@ -161,15 +171,20 @@ def test_deployment_with_pod_template():
             "template": {
                 "metadata": {"labels": {"app": "web"}},
                 "spec": {
-                    "containers": [{
-                        "name": "web",
-                        "image": "nginx:1.25",
-                        "command": ["nginx", "-g"],
-                        "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
-                        "env": [{"name": "MODE", "value": "prod"}],
-                        "resources": {"limits": {"cpu": "500m"}, "requests": {"memory": "64Mi"}},
-                        "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http"}, "initialDelaySeconds": 5},
-                    }],
+                    "containers": [
+                        {
+                            "name": "web",
+                            "image": "nginx:1.25",
+                            "command": ["nginx", "-g"],
+                            "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+                            "env": [{"name": "MODE", "value": "prod"}],
+                            "resources": {"limits": {"cpu": "500m"}, "requests": {"memory": "64Mi"}},
+                            "livenessProbe": {
+                                "httpGet": {"path": "/healthz", "port": "http"},
+                                "initialDelaySeconds": 5,
+                            },
+                        }
+                    ],
                     "restartPolicy": "Always",
                     "terminationGracePeriodSeconds": 30,
                 },
@@ -183,15 +198,18 @@ def test_deployment_with_pod_template():
 
 def test_job():
     body = encode_for_tests(
-        "batch/v1", "Job",
+        "batch/v1",
+        "Job",
         meta("pi"),
-        msg(2,
-            vi(1, 1), vi(2, 1),  # parallelism, completions
+        msg(
+            2,
+            vi(1, 1),
+            vi(2, 1),  # parallelism, completions
             msg(6, msg(1), _pod_spec(_container("pi", "perl", ld(3, "perl"), ld(4, "-e")))),  # template
             vi(7, 0),  # backoffLimit: *int32 zero kept
             ld(9, "NonIndexed"),  # completionMode
             vi(10, False),  # suspend
-            ),
+        ),
     )
     out = decode_protobuf(body)
     assert out["spec"] == {
@@ -214,15 +232,17 @@ def test_job():
 
 def test_service_target_ports_int_and_string():
     body = encode_for_tests(
-        "v1", "Service",
+        "v1",
+        "Service",
         meta("svc"),
-        msg(2,
+        msg(
+            2,
             msg(1, ld(1, "http"), ld(2, "TCP"), vi(3, 80), int_or_string(4, 8080), vi(5, 0)),
             msg(1, ld(1, "https"), ld(2, "TCP"), vi(3, 443), int_or_string(4, "https"), vi(5, 30443)),
             entry(2, "app", "web"),
             ld(3, ""),  # clusterIP: "" with omitempty -> left out
             ld(4, "NodePort"),
-            ),
+        ),
         msg(3, msg(1)),
     )
     out = decode_protobuf(body)
@@ -239,7 +259,8 @@ def test_service_target_ports_int_and_string():
 
 def test_cluster_role():
     body = encode_for_tests(
-        "rbac.authorization.k8s.io/v1", "ClusterRole",
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
         meta("reader"),
         msg(2, ld(1, "get"), ld(1, "list"), ld(2, ""), ld(3, "pods"), ld(4, "p1")),
         msg(2, ld(1, "get"), ld(5, "/healthz")),
@@ -259,9 +280,12 @@ def test_cluster_role():
 
 def test_token_request():
     body = encode_for_tests(
-        "authentication.k8s.io/v1", "TokenRequest",
+        "authentication.k8s.io/v1",
+        "TokenRequest",
         msg(1),
-        msg(2, ld(1, "api"), ld(1, "vault"), msg(3, ld(1, "Pod"), ld(2, "v1"), ld(3, "p"), ld(4, "uid-1")), vi(4, 3600)),
+        msg(
+            2, ld(1, "api"), ld(1, "vault"), msg(3, ld(1, "Pod"), ld(2, "v1"), ld(3, "p"), ld(4, "uid-1")), vi(4, 3600)
+        ),
         msg(3, ld(1, ""), msg(2)),
     )
     assert decode_protobuf(body) == {
@@ -279,7 +303,8 @@ def test_token_request():
 
 def test_self_subject_access_review():
     body = encode_for_tests(
-        "authorization.k8s.io/v1", "SelfSubjectAccessReview",
+        "authorization.k8s.io/v1",
+        "SelfSubjectAccessReview",
         msg(1),
         msg(2, msg(1, ld(1, "default"), ld(2, "get"), ld(3, "apps"), ld(4, ""), ld(5, "deployments"), ld(6, "scale"))),
         msg(3, vi(1, False), vi(4, False), ld(2, ""), ld(3, "")),
@@ -288,18 +313,32 @@ def test_self_subject_access_review():
         "kind": "SelfSubjectAccessReview",
         "apiVersion": "authorization.k8s.io/v1",
         "metadata": {},
-        "spec": {"resourceAttributes": {"namespace": "default", "verb": "get", "group": "apps",
-                                        "resource": "deployments", "subresource": "scale"}},
+        "spec": {
+            "resourceAttributes": {
+                "namespace": "default",
+                "verb": "get",
+                "group": "apps",
+                "resource": "deployments",
+                "subresource": "scale",
+            }
+        },
         "status": {"allowed": False},  # allowed has no omitempty, denied has
     }
 
 
 def test_subject_access_review_extra_is_a_map_of_lists():
     body = encode_for_tests(
-        "authorization.k8s.io/v1", "SubjectAccessReview",
+        "authorization.k8s.io/v1",
+        "SubjectAccessReview",
         msg(1),
-        msg(2, msg(2, ld(1, "/api"), ld(2, "get")), ld(3, "alice"), ld(4, "devs"),
-            entry_msg(5, "scopes", ld(1, "a"), ld(1, "b")), ld(6, "u-1")),
+        msg(
+            2,
+            msg(2, ld(1, "/api"), ld(2, "get")),
+            ld(3, "alice"),
+            ld(4, "devs"),
+            entry_msg(5, "scopes", ld(1, "a"), ld(1, "b")),
+            ld(6, "u-1"),
+        ),
     )
     out = decode_protobuf(body)
     assert out["spec"] == {
@@ -313,10 +352,15 @@ def test_subject_access_review_extra_is_a_map_of_lists():
 
 def test_self_subject_review_and_eviction_and_delete_options():
     ssr = decode_protobuf(encode_for_tests("authentication.k8s.io/v1", "SelfSubjectReview", msg(1), msg(2, msg(1))))
-    assert ssr == {"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1", "metadata": {},
-                   "status": {"userInfo": {}}}
+    assert ssr == {
+        "kind": "SelfSubjectReview",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {},
+        "status": {"userInfo": {}},
+    }
     eviction = encode_for_tests(
-        "policy/v1", "Eviction",
+        "policy/v1",
+        "Eviction",
         meta("p1", "default"),
         msg(2, vi(1, 0), msg(2, ld(1, "uid-1"), ld(2, "42")), ld(4, "Foreground"), ld(5, "All")),
     )
@@ -324,8 +368,12 @@ def test_self_subject_review_and_eviction_and_delete_options():
         "kind": "Eviction",
         "apiVersion": "policy/v1",
         "metadata": {"name": "p1", "namespace": "default"},
-        "deleteOptions": {"gracePeriodSeconds": 0, "preconditions": {"uid": "uid-1", "resourceVersion": "42"},
-                          "propagationPolicy": "Foreground", "dryRun": ["All"]},
+        "deleteOptions": {
+            "gracePeriodSeconds": 0,
+            "preconditions": {"uid": "uid-1", "resourceVersion": "42"},
+            "propagationPolicy": "Foreground",
+            "dryRun": ["All"],
+        },
     }
     # DeleteOptions as registered in every group version resolve to meta/v1
     for gv in ("v1", "apps/v1", "meta.k8s.io/v1"):
@@ -339,17 +387,27 @@ def test_self_subject_review_and_eviction_and_delete_options():
 def test_times_managed_fields_and_owner_references():
     # 2024-01-02T03:04:05Z = 1704164645
     body = encode_for_tests(
-        "v1", "ConfigMap",
-        msg(1,
+        "v1",
+        "ConfigMap",
+        msg(
+            1,
             ld(1, "cm"),
             vi(7, 3),  # generation
             msg(8, vi(1, 1704164645), vi(2, 999_000_000)),  # creationTimestamp: Time drops nanos
             msg(9, vi(1, 0)),  # deletionTimestamp: the epoch
             vi(10, 0),  # deletionGracePeriodSeconds *int64 zero kept
             msg(13, ld(5, "apps/v1"), ld(1, "ReplicaSet"), ld(3, "rs"), ld(4, "u"), vi(6, True), vi(7, False)),
-            msg(17, ld(1, "kubectl"), ld(2, "Update"), ld(3, "v1"), msg(4, vi(1, 1704164645)), ld(6, "FieldsV1"),
-                msg(7, ld(1, b'{"f:data":{".":{},"f:a":{}}}')), ld(8, "")),
+            msg(
+                17,
+                ld(1, "kubectl"),
+                ld(2, "Update"),
+                ld(3, "v1"),
+                msg(4, vi(1, 1704164645)),
+                ld(6, "FieldsV1"),
+                msg(7, ld(1, b'{"f:data":{".":{},"f:a":{}}}')),
+                ld(8, ""),
             ),
+        ),
     )
     m = decode_protobuf(body)["metadata"]
     assert m == {
@@ -358,17 +416,33 @@ def test_times_managed_fields_and_owner_references():
         "creationTimestamp": "2024-01-02T03:04:05Z",
         "deletionTimestamp": "1970-01-01T00:00:00Z",
         "deletionGracePeriodSeconds": 0,
-        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u",
-                             "controller": True, "blockOwnerDeletion": False}],
-        "managedFields": [{"manager": "kubectl", "operation": "Update", "apiVersion": "v1",
-                           "time": "2024-01-02T03:04:05Z", "fieldsType": "FieldsV1",
-                           "fieldsV1": {"f:data": {".": {}, "f:a": {}}}}],
+        "ownerReferences": [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "rs",
+                "uid": "u",
+                "controller": True,
+                "blockOwnerDeletion": False,
+            }
+        ],
+        "managedFields": [
+            {
+                "manager": "kubectl",
+                "operation": "Update",
+                "apiVersion": "v1",
+                "time": "2024-01-02T03:04:05Z",
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:data": {".": {}, "f:a": {}}},
+            }
+        ],
     }
 
 
 def test_micro_time_and_event_series():
     body = encode_for_tests(
-        "events.k8s.io/v1", "Event",
+        "events.k8s.io/v1",
+        "Event",
         meta("e", "default"),
         msg(2, vi(1, 1704164645), vi(2, 123_456_789)),  # eventTime: MicroTime
         msg(3, vi(1, 2), msg(2, vi(1, 1704164645), vi(2, 5_000))),  # series
@@ -386,14 +460,18 @@ def test_micro_time_and_event_series():
 
 def test_raw_extension_holds_json():
     body = encode_for_tests(
-        "apps/v1", "ControllerRevision",
+        "apps/v1",
+        "ControllerRevision",
         meta("rev"),
         msg(2, ld(1, b'{"spec":{"template":{"x":1}}}')),
         vi(3, 7),
     )
     assert decode_protobuf(body) == {
-        "kind": "ControllerRevision", "apiVersion": "apps/v1", "metadata": {"name": "rev"},
-        "data": {"spec": {"template": {"x": 1}}}, "revision": 7,
+        "kind": "ControllerRevision",
+        "apiVersion": "apps/v1",
+        "metadata": {"name": "rev"},
+        "data": {"spec": {"template": {"x": 1}}},
+        "revision": 7,
     }
     with pytest.raises(ProtobufDecodeError, match="RawExtension"):
         decode_protobuf(encode_for_tests("apps/v1", "ControllerRevision", meta("rev"), msg(2, ld(1, b"{not json"))))
@@ -418,12 +496,20 @@ def test_field_order_is_go_struct_order_and_wire_order_does_not_matter():
 
 def test_unknown_fields_are_skipped_and_repeated_message_fields_merge():
     body = encode_for_tests(
-        "v1", "ConfigMap",
+        "v1",
+        "ConfigMap",
         msg(1, ld(1, "cm")),
-        vi(99, 12345), f64(98, 1.5), ld(97, "future field"), tag(96, 5) + b"\x00\x00\x00\x00",
+        vi(99, 12345),
+        f64(98, 1.5),
+        ld(97, "future field"),
+        tag(96, 5) + b"\x00\x00\x00\x00",
         msg(1, ld(3, "ns")),  # a second metadata occurrence merges into the first
     )
-    assert decode_protobuf(body) == {"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "cm", "namespace": "ns"}}
+    assert decode_protobuf(body) == {
+        "kind": "ConfigMap",
+        "apiVersion": "v1",
+        "metadata": {"name": "cm", "namespace": "ns"},
+    }
 
 
 def test_packed_repeated_scalars():
@@ -445,8 +531,11 @@ def test_go_zero_values_of_non_pointer_fields():
 
 
 def test_networking_v1_service_cidr_and_discovery_for_nodes():
-    cidr = decode_protobuf(encode_for_tests("networking.k8s.io/v1", "ServiceCIDR", meta("c"),
-                                            msg(2, ld(1, "10.0.0.0/24"), ld(1, "fd00::/108"))))
+    cidr = decode_protobuf(
+        encode_for_tests(
+            "networking.k8s.io/v1", "ServiceCIDR", meta("c"), msg(2, ld(1, "10.0.0.0/24"), ld(1, "fd00::/108"))
+        )
+    )
     assert cidr["spec"] == {"cidrs": ["10.0.0.0/24", "fd00::/108"]}
     hints = decode_message(msg(1, ld(1, "zone-a")) + msg(2, ld(1, "node-1")), "k8s.io.api.discovery.v1.EndpointHints")
     assert hints == {"forZones": [{"name": "zone-a"}], "forNodes": [{"name": "node-1"}]}
@@ -463,10 +552,22 @@ def test_encoder_round_trips_kubernetes_json_forms():
     obj = {
         "kind": "Event",
         "apiVersion": "events.k8s.io/v1",
-        "metadata": {"name": "e", "namespace": "default", "creationTimestamp": "2024-01-02T03:04:05Z",
-                     "deletionGracePeriodSeconds": 0, "labels": {"b": "2", "a": "1"},
-                     "managedFields": [{"manager": "m", "operation": "Apply", "fieldsType": "FieldsV1",
-                                        "fieldsV1": {"f:metadata": {}}, "time": "2024-01-02T03:04:05Z"}]},
+        "metadata": {
+            "name": "e",
+            "namespace": "default",
+            "creationTimestamp": "2024-01-02T03:04:05Z",
+            "deletionGracePeriodSeconds": 0,
+            "labels": {"b": "2", "a": "1"},
+            "managedFields": [
+                {
+                    "manager": "m",
+                    "operation": "Apply",
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:metadata": {}},
+                    "time": "2024-01-02T03:04:05Z",
+                }
+            ],
+        },
         "eventTime": "2024-01-02T03:04:05.123456Z",
         "series": {"count": 2, "lastObservedTime": "2024-01-02T03:04:05.000005Z"},
         "reportingController": "kubelet",
@@ -475,20 +576,37 @@ def test_encoder_round_trips_kubernetes_json_forms():
         "type": "Normal",
         "deprecatedSource": {},
     }
-    assert decode_protobuf(encode_protobuf(obj)) == obj | {"metadata": obj["metadata"] | {"labels": {"a": "1", "b": "2"}}}
-    svc = {"kind": "Service", "apiVersion": "v1", "metadata": {"name": "s"},
-           "spec": {"ports": [{"port": 80, "targetPort": "http"}, {"port": -1, "targetPort": 8080}]}, "status": {}}
+    assert decode_protobuf(encode_protobuf(obj)) == obj | {
+        "metadata": obj["metadata"] | {"labels": {"a": "1", "b": "2"}}
+    }
+    svc = {
+        "kind": "Service",
+        "apiVersion": "v1",
+        "metadata": {"name": "s"},
+        "spec": {"ports": [{"port": 80, "targetPort": "http"}, {"port": -1, "targetPort": 8080}]},
+        "status": {},
+    }
     out = decode_protobuf(encode_protobuf(svc))
     assert out["spec"]["ports"] == [{"port": 80, "targetPort": "http"}, {"port": -1, "targetPort": 8080}]
     assert out["status"] == {"loadBalancer": {}}
     sec = {"kind": "Secret", "apiVersion": "v1", "metadata": {"name": "s"}, "data": {"k": "AAH/"}, "immutable": False}
     assert decode_protobuf(encode_protobuf(sec)) == sec
     extra = {"user": "u", "extra": {"scopes": ["a", "b"]}}
-    assert decode_message(encode_message(extra, "k8s.io.api.authorization.v1.SubjectAccessReviewSpec"),
-                          "k8s.io.api.authorization.v1.SubjectAccessReviewSpec") == extra
-    meta = {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "v1",
-            "resources": [{"name": "pods", "singularName": "pod", "namespaced": True, "kind": "Pod",
-                           "verbs": ["get", "list"]}]}
+    assert (
+        decode_message(
+            encode_message(extra, "k8s.io.api.authorization.v1.SubjectAccessReviewSpec"),
+            "k8s.io.api.authorization.v1.SubjectAccessReviewSpec",
+        )
+        == extra
+    )
+    meta = {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": "v1",
+        "resources": [
+            {"name": "pods", "singularName": "pod", "namespaced": True, "kind": "Pod", "verbs": ["get", "list"]}
+        ],
+    }
     assert decode_protobuf(encode_protobuf(meta)) == meta
 
 
@@ -504,20 +622,23 @@ def test_encoder_errors():
 # --- malformed input ---
 
 
-@pytest.mark.parametrize("body, message", [
-    (b"", "k8s"),
-    (b"{\"kind\":\"ConfigMap\"}", "k8s"),
-    (MAGIC + msg(1, ld(1, "v1"), ld(2, "NoSuchKind")) + msg(2), "NoSuchKind"),
-    (MAGIC + msg(1, ld(1, "example.com/v1"), ld(2, "Widget")) + msg(2), "Widget"),
-    (MAGIC + msg(2, meta("x")), "apiVersion or kind"),
-    (MAGIC + msg(1, ld(1, "v1"), ld(2, "ConfigMap")) + msg(2, meta("x")) + ld(3, "gzip"), "contentEncoding"),
-    (encode_for_tests("v1", "ConfigMap", meta("x"))[:-9], "unexpected end"),
-    (encode_for_tests("v1", "ConfigMap", vi(1, 5)), "wrong wireType"),
-    (encode_for_tests("v1", "ConfigMap", ld(2, b"\x0a\x05ab")), "unexpected end"),
-    (encode_for_tests("v1", "ConfigMap", tag(5, 3)), "wire type 3"),
-    (encode_for_tests("v1", "ConfigMap", b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01"), "varint"),
-    (encode_for_tests("v1", "ConfigMap", meta("x", creationTimestamp=msg(8, vi(1, 10**15)))), "out of range"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (b"", "k8s"),
+        (b'{"kind":"ConfigMap"}', "k8s"),
+        (MAGIC + msg(1, ld(1, "v1"), ld(2, "NoSuchKind")) + msg(2), "NoSuchKind"),
+        (MAGIC + msg(1, ld(1, "example.com/v1"), ld(2, "Widget")) + msg(2), "Widget"),
+        (MAGIC + msg(2, meta("x")), "apiVersion or kind"),
+        (MAGIC + msg(1, ld(1, "v1"), ld(2, "ConfigMap")) + msg(2, meta("x")) + ld(3, "gzip"), "contentEncoding"),
+        (encode_for_tests("v1", "ConfigMap", meta("x"))[:-9], "unexpected end"),
+        (encode_for_tests("v1", "ConfigMap", vi(1, 5)), "wrong wireType"),
+        (encode_for_tests("v1", "ConfigMap", ld(2, b"\x0a\x05ab")), "unexpected end"),
+        (encode_for_tests("v1", "ConfigMap", tag(5, 3)), "wire type 3"),
+        (encode_for_tests("v1", "ConfigMap", b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01"), "varint"),
+        (encode_for_tests("v1", "ConfigMap", meta("x", creationTimestamp=msg(8, vi(1, 10**15)))), "out of range"),
+    ],
+)
 def test_malformed_bodies(body, message):
     with pytest.raises(ProtobufDecodeError, match=message):
         decode_protobuf(body)
@@ -527,23 +648,37 @@ def test_malformed_bodies(body, message):
 def test_decoding_a_4k_pod_is_fast():
     containers = [
         _container(
-            f"c{i}", "registry.example.com/team/app:1.2.3",
-            ld(3, "/bin/app"), ld(4, "--flag=value"), ld(4, "--other=thing"),
+            f"c{i}",
+            "registry.example.com/team/app:1.2.3",
+            ld(3, "/bin/app"),
+            ld(4, "--flag=value"),
+            ld(4, "--other=thing"),
             msg(6, ld(1, "http"), vi(3, 8080 + i), ld(4, "TCP")),
             *[msg(7, ld(1, f"ENV_{k}"), ld(2, f"value-{k}")) for k in range(10)],
-            msg(8, entry_msg(1, "cpu", ld(1, "500m")), entry_msg(1, "memory", ld(1, "128Mi")),
-                entry_msg(2, "cpu", ld(1, "100m")), entry_msg(2, "memory", ld(1, "64Mi"))),
+            msg(
+                8,
+                entry_msg(1, "cpu", ld(1, "500m")),
+                entry_msg(1, "memory", ld(1, "128Mi")),
+                entry_msg(2, "cpu", ld(1, "100m")),
+                entry_msg(2, "memory", ld(1, "64Mi")),
+            ),
             msg(9, ld(1, "data"), ld(3, "/data")),
             msg(10, msg(1, msg(2, ld(1, "/healthz"), int_or_string(2, 8080 + i))), vi(2, 5), vi(4, 10)),
             msg(11, msg(1, msg(3, int_or_string(1, "http"))), vi(4, 5)),
-            ld(13, "/dev/termination-log"), ld(14, "IfNotPresent"),
+            ld(13, "/dev/termination-log"),
+            ld(14, "IfNotPresent"),
         )
         for i in range(7)
     ]
     body = encode_for_tests(
-        "v1", "Pod",
-        meta("pod", "default", labels=b"".join(entry(11, f"label-{k}", f"value-{k}") for k in range(6)),
-             annotations=entry(12, "note", "x" * 300)),
+        "v1",
+        "Pod",
+        meta(
+            "pod",
+            "default",
+            labels=b"".join(entry(11, f"label-{k}", f"value-{k}") for k in range(6)),
+            annotations=entry(12, "note", "x" * 300),
+        ),
         _pod_spec(*containers, extra=msg(1, ld(1, "data"), msg(2, msg(2, ld(1, "")))) + ld(8, "sa") + ld(10, "node-1")),
     )
     assert 3500 <= len(body) <= 5000, len(body)

@@ -4,6 +4,7 @@ bookmarks and authentication, checked byte-for-byte where clients depend on it."
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -353,3 +354,30 @@ def test_get_list_resource_versions(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)
     assert r.status_code == 504, r.text
     assert r.json()["reason"] == "Timeout"
+
+
+def test_watch_without_initial_events_starts_at_the_current_revision(server, ns):
+    # sendInitialEvents=false from resourceVersion "": no synthetic ADDED for what exists, no
+    # initial-events-end bookmark; only what happens after the watch starts (KEP-3157).
+    assert post_cm(server, ns, "before").status_code == 201
+    path = (
+        f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=false"
+        "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    )
+    stop = threading.Event()
+
+    def keep_creating() -> None:  # until the watcher has seen one: no guessing when the watch is open
+        n = 0
+        while not stop.wait(0.1) and n < 100:
+            post_cm(server, ns, f"after-{n}")
+            n += 1
+
+    writer = threading.Thread(target=keep_creating, daemon=True)
+    writer.start()
+    try:
+        events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "ADDED")
+    finally:
+        stop.set()
+        writer.join(10)
+    assert [e["type"] for e in events] == ["ADDED"], events
+    assert events[0]["object"]["metadata"]["name"].startswith("after-"), events

@@ -118,10 +118,15 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
         timeout = MIN_REQUEST_TIMEOUT * (1 + random.random())
     predicate = selection(scope)
     cacher = scope.store.storage
-    # rv "" or "0" (or sendInitialEvents): the current state first, as ADDED events.
-    from_state = rv_text in ("", "0") or send_initial
-    if rv_text == "" or (send_initial and rv):
-        await cacher.wait_fresh() if not rv else await cacher.wait_until(rv)
+    # The current state first, as ADDED events: for rv "" or "0" unless sendInitialEvents=false says
+    # otherwise, and always for sendInitialEvents=true (KEP-3157).
+    from_state = send_initial or (rv_text in ("", "0") and not initial_param)
+    if rv_text == "":
+        await cacher.wait_fresh()
+    elif rv:
+        await cacher.wait_until(rv)
+    if not from_state and not rv:  # sendInitialEvents=false from "" or "0": start at the current revision
+        rv = cacher.revision
     server = WatchServer(scope, shutdown)  # negotiates first: a 406 comes before the stream starts
     send = req.send
     try:
@@ -147,9 +152,8 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
             }
         )
         chunks = [server.frame(ev) for ev in initial]
-        if send_initial or (initial_param and not send_initial):
-            start_rev = cacher.revision
-            chunks.append(server.bookmark(start_rev, initial_end=True))
+        if send_initial:
+            chunks.append(server.bookmark(cacher.revision, initial_end=True))
         if chunks:
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
         await _stream(server, watcher, send, req.receive, timeout, bookmarks, shutdown)

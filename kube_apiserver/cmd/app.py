@@ -93,7 +93,7 @@ async def run(opts: Options) -> None:
     from kube_apiserver.endpoints.handlers import watch as watch_handler
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
-    await chain.start_cachers()  # type: ignore[attr-defined]
+    await chain.start_cachers()
     app = build_handler_chain(
         chain.aggregator,
         ChainConfig(

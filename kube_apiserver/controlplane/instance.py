@@ -52,6 +52,10 @@ class ServerChain:
     cachers: list[Cacher] = field(default_factory=list)
     namespace_controller: NamespaceController | None = None
 
+    async def start_cachers(self) -> None:
+        """Fill every watch cache from storage before serving (each is a list of its prefix)."""
+        await asyncio.gather(*(c.start() for c in self.cachers))
+
 
 @dataclass
 class ControlPlaneConfig:
@@ -153,9 +157,6 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     _install_openapi(aggregator)
 
     # Post-start hooks, each a named readyz check.
-    async def start_cachers() -> None:
-        await asyncio.gather(*(c.start() for c in chain.cachers))
-
     bootstrap = BootstrapController(chain.stores, config)
 
     async def start_namespace_controller() -> None:
@@ -167,7 +168,6 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     kube.add_post_start_hook("start-system-namespaces-controller", start_namespace_controller)
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
     aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)
-    chain.start_cachers = start_cachers  # type: ignore[attr-defined]
 
     CALLBACKS.storage_objects = lambda: {
         s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): len(s.storage.objects)

@@ -71,18 +71,18 @@ class APIGroupVersion:
         if spec.namespaced and not info.namespace and verb in ("create", "get", "update", "patch", "delete"):
             if verb == "create" or info.name:
                 raise errors.new_not_found_path()
-        if verb not in spec.verbs and not (verb == "watch" and "watch" in spec.verbs):
+        if verb not in spec.verbs:
             raise errors.new_method_not_supported(spec.group, spec.resource, verb)
-        handler = res.extra.get(("", verb))
-        if handler is None:
-            if res.store is None:
-                raise errors.new_method_not_supported(spec.group, spec.resource, verb)
-            handler = _HANDLERS[verb]
         scope = RequestScope(req, info, spec, res.store)  # type: ignore[arg-type]
-        if verb == "watch":
+        handler = res.extra.get(("", verb))
+        if handler is not None:
+            await handler(scope)
+        elif res.store is None:
+            raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+        elif verb == "watch":  # the one handler that needs the server's shutdown signal
             await watch.watch_resource(scope, self.shutdown)
         else:
-            await handler(scope)
+            await _HANDLERS[verb](scope)
         return True
 
 
@@ -99,7 +99,6 @@ _STATUS_HANDLERS: dict[str, Handler] = {"get": get.get_resource, "update": _upda
 _HANDLERS: dict[str, Handler] = {
     "get": get.get_resource,
     "list": list_handler.list_resource,
-    "watch": lambda scope: watch.watch_resource(scope),
     "create": create.create_resource,
     "update": update.update_resource,
     "patch": patch.patch_resource,

@@ -63,15 +63,13 @@ def new_request_info(req: Request) -> RequestInfo:
     if len(rest) >= 2:
         info.name = rest[1]
     if len(rest) >= 3:
-        info.subresource = rest[2]
-    if len(rest) > 3:
-        info.subresource = "/".join(rest[2:3])  # pods/proxy/<path>: the rest is the proxied path
+        info.subresource = rest[2]  # for pods/proxy/<path>, what follows is the proxied path
     if not info.name:
         if info.verb == "get":
             info.verb = "watch" if _is_true(req.param("watch")) else "list"
         elif info.verb == "delete":
             info.verb = "deletecollection"
-    if info.verb in ("list", "watch", "deletecollection") and info.verb != "deletecollection":
+    if info.verb in ("list", "watch"):
         sel = req.param("fieldSelector")
         if sel:
             try:

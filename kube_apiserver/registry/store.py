@@ -229,7 +229,6 @@ class Store:
             raise self._interpret(e, name) from None
         if stored is not old_obj:
             self._notify(old_obj.obj if old_obj else None, stored.obj)
-        stored = await self._finish_if_finalized(key, stored)
         return stored, created
 
     async def patch(
@@ -280,7 +279,7 @@ class Store:
             raise self._interpret(e, name) from None
         if stored is not old_obj:
             self._notify(old_obj.obj if old_obj else None, stored.obj)
-        return await self._finish_if_finalized(key, stored)
+        return stored
 
     def _prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
         new_meta = metautil.metadata(new)
@@ -352,24 +351,6 @@ class Store:
                     continue
                 self._notify(gone.obj, None)
                 return gone
-
-    async def _finish_if_finalized(self, key: str, stored: StoredObject) -> StoredObject:
-        """An object being deleted goes once its last finalizer is removed (Store.Update's deleteObj)."""
-        meta = stored.obj.get("metadata") or {}
-        if (
-            meta.get("deletionTimestamp")
-            and not self.strategy.has_finalizers(stored.obj)
-            and not meta.get("deletionGracePeriodSeconds")
-        ):
-            try:
-                gone = await self.storage.delete(key, preconditions=Preconditions(uid=meta.get("uid")))
-            except serrors.KeyNotFoundError:
-                return stored
-            except serrors.StorageError:
-                return stored
-            self._notify(stored.obj, None)
-            return gone
-        return stored
 
     # --- delete ---
 

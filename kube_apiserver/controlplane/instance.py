@@ -16,6 +16,7 @@ from kube_apiserver.apis import builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
+from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.bootstrap import BootstrapController
@@ -89,6 +90,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     for spec in builtin_resources():
         by_gv.setdefault((spec.group, spec.version), []).append(spec)
 
+    scheme = build_scheme()
     namespace_cacher: Cacher | None = None
     group_versions: dict[str, list[APIGroupVersion]] = {}
     for (group, version), specs in by_gv.items():
@@ -98,7 +100,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
                 agv.add(APIResource(spec, None, reviews.handlers_for(spec)))
                 continue
             cacher = _cacher_for(config.storage, spec, cachers, config.watch_cache_size)
-            strategy = _STRATEGIES.get((spec.group, spec.resource), RESTStrategy)(spec)
+            strategy = _STRATEGIES.get((spec.group, spec.resource), RESTStrategy)(spec, scheme)
             store = Store(spec, cacher, strategy)
             chain.stores[(group, version, spec.resource)] = store
             if spec.group == "" and spec.resource == "namespaces":

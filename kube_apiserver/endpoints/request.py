@@ -16,7 +16,7 @@ ASGIScope = dict[str, Any]
 
 
 class Request:
-    __slots__ = ("scope", "receive", "send", "path", "method", "query", "headers", "_body")
+    __slots__ = ("scope", "receive", "send", "path", "method", "query", "headers", "_body", "warnings")
 
     def __init__(self, scope: ASGIScope, receive: Any, send: Any) -> None:
         self.scope = scope
@@ -32,6 +32,15 @@ class Request:
             value = v.decode("latin-1")
             self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
         self._body: bytes | None = None
+        self.warnings: list[str] = []
+
+    def add_warning(self, text: str) -> None:
+        """A Warning header (299) on the response (warning.AddWarning); repeated texts are sent once."""
+        if text in self.warnings:
+            return
+        if not self.warnings:
+            self.send = _with_warnings(self.send, self.warnings)
+        self.warnings.append(text)
 
     @classmethod
     def of(cls, scope: ASGIScope, receive: Any, send: Any) -> Request:
@@ -72,6 +81,22 @@ class Request:
                 break
         self._body = b"".join(chunks)
         return self._body
+
+
+def warning_header(text: str) -> bytes:
+    """'299 - "<text>"' with the text quoted as Go's strconv.Quote does for printable ASCII."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{quoted}"'.encode("utf-8", "replace")
+
+
+def _with_warnings(send: Any, warnings: list[str]) -> Any:
+    async def send_with_warnings(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and warnings:
+            message = dict(message)
+            message["headers"] = [*message.get("headers", ()), *((b"warning", warning_header(w)) for w in warnings)]
+        await send(message)
+
+    return send_with_warnings
 
 
 def _headers(content_type: str, extra: list[tuple[bytes, bytes]] | None) -> list[tuple[bytes, bytes]]:

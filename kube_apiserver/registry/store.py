@@ -138,6 +138,7 @@ class Store:
             raise errors.new_bad_request("resourceVersion should not be set on objects to be created")
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
+        self.strategy.default(obj)
         meta["uid"] = metautil.new_uid()
         meta["creationTimestamp"] = metautil.now_rfc3339()
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -195,6 +196,7 @@ class Store:
         def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
             nonlocal created
             new = orjson.loads(orjson.dumps(obj))  # the update func may run more than once
+            self.strategy.default(new)
             if old is None:
                 created = True
                 new_meta = metautil.metadata(new)
@@ -257,6 +259,7 @@ class Store:
                     )
             if new.get("apiVersion") != old.get("apiVersion") or new.get("kind") != old.get("kind"):
                 raise errors.new_bad_request("the apiVersion and kind of the object cannot be changed by a patch")
+            self.strategy.default(new)
             return self._prepare_update(new, old, subresource)
 
         try:

@@ -12,6 +12,8 @@ from typing import Any
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.scheme import Scheme
+from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, validate_object_meta_update
 
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
@@ -31,12 +33,19 @@ _PATH_SEGMENT_NAMED = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding
 
 
 class RESTStrategy:
-    def __init__(self, spec: ResourceSpec) -> None:
+    def __init__(self, spec: ResourceSpec, scheme: Scheme | None = None) -> None:
         self.spec = spec
+        # Defaulting and validation functions per kind, gathered from the API groups.
+        self.scheme = scheme if scheme is not None else Scheme()
         self.namespaced = spec.namespaced
         self.has_status = spec.subresource("status") is not None
         # kube bumps metadata.generation only for kinds with a spec/status split
         self.tracks_generation = self.has_status
+
+    # --- defaults (applied to every object a client writes, before prepare and validate) ---
+
+    def default(self, obj: dict[str, Any]) -> None:
+        self.scheme.default(obj)
 
     # --- create ---
 
@@ -47,11 +56,8 @@ class RESTStrategy:
             metautil.metadata(obj)["generation"] = 1
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
-        return self.validate_name(obj)
-
-    def validate_name(self, obj: dict[str, Any]) -> list[StatusCause]:
-        name = (obj.get("metadata") or {}).get("name", "")
-        return metautil.validate_object_name(name, self.name_validator())
+        causes = validate_object_meta(obj.get("metadata") or {}, self.namespaced, self.name_validator())
+        return causes + self.scheme.validate(obj)
 
     def name_validator(self) -> Any:
         key = (self.spec.group, self.spec.kind)
@@ -84,7 +90,9 @@ class RESTStrategy:
             metautil.metadata(new)["generation"] = gen + 1 if changed else gen
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
-        return []
+        """Rules for changes only (immutable fields); validate() runs on the new object as well."""
+        causes = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
+        return causes + self.scheme.validate_update(new, old)
 
     # --- subresources ---
 

@@ -1,0 +1,79 @@
+"""The Scheme (k8s.io/apimachinery/pkg/runtime.Scheme): what the server knows per kind beyond
+its schema — defaulting functions, validation functions and converters between the versions of
+a group.
+
+Objects are plain dicts; a kind is named by (group, version, kind). Each API group fills the
+tables in its own modules (apis/<group>/defaults.py, validation.py, conversion.py) and
+apis/scheme.py gathers them into one Scheme at start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kube_apiserver.runtime.errors import StatusCause
+
+GVK = tuple[str, str, str]  # (group, version, kind); group "" is the core group
+Defaulter = Callable[[dict[str, Any]], None]  # fills defaults in place (SetObjectDefaults_<Kind>)
+Validator = Callable[[dict[str, Any]], list[StatusCause]]  # Validate<Kind> on create
+UpdateValidator = Callable[[dict[str, Any], dict[str, Any]], list[StatusCause]]  # (new, old)
+Converter = Callable[[dict[str, Any]], dict[str, Any]]  # returns a new object in the target version
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def gvk_of(obj: dict[str, Any]) -> GVK:
+    group, version = split_api_version(str(obj.get("apiVersion") or ""))
+    return group, version, str(obj.get("kind") or "")
+
+
+@dataclass
+class Scheme:
+    defaulters: dict[GVK, list[Defaulter]] = field(default_factory=dict)
+    validators: dict[GVK, list[Validator]] = field(default_factory=dict)
+    update_validators: dict[GVK, list[UpdateValidator]] = field(default_factory=dict)
+    # (from gvk, to version) → converter; conversions go through the hub the group names.
+    converters: dict[tuple[GVK, str], Converter] = field(default_factory=dict)
+
+    def add_defaulter(self, gvk: GVK, fn: Defaulter) -> None:
+        self.defaulters.setdefault(gvk, []).append(fn)
+
+    def add_validator(self, gvk: GVK, fn: Validator) -> None:
+        self.validators.setdefault(gvk, []).append(fn)
+
+    def add_update_validator(self, gvk: GVK, fn: UpdateValidator) -> None:
+        self.update_validators.setdefault(gvk, []).append(fn)
+
+    def add_converter(self, gvk: GVK, to_version: str, fn: Converter) -> None:
+        self.converters[(gvk, to_version)] = fn
+
+    def default(self, obj: dict[str, Any]) -> None:
+        for fn in self.defaulters.get(gvk_of(obj), ()):
+            fn(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
+        causes: list[StatusCause] = []
+        for fn in self.validators.get(gvk_of(obj), ()):
+            causes.extend(fn(obj))
+        return causes
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
+        causes: list[StatusCause] = []
+        for fn in self.update_validators.get(gvk_of(new), ()):
+            causes.extend(fn(new, old))
+        return causes
+
+    def converts(self, gvk: GVK, to_version: str) -> bool:
+        return gvk[1] == to_version or (gvk, to_version) in self.converters
+
+    def convert(self, obj: dict[str, Any], to_version: str) -> dict[str, Any]:
+        """obj in to_version of its group (obj itself when it already is); KeyError if no converter."""
+        gvk = gvk_of(obj)
+        if gvk[1] == to_version:
+            return obj
+        return self.converters[(gvk, to_version)](obj)

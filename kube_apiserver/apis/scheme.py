@@ -5,13 +5,15 @@
                  UPDATE_VALIDATORS: dict[(version, kind), UpdateValidator]
   conversion.py  CONVERTERS: dict[((version, kind), to_version), Converter]
 
-(a package of the same name works as well); build_scheme() gathers them.
+(or a package of that name, each of whose modules may have the tables); build_scheme() gathers them.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from functools import cache
+from typing import Any
 
 from kube_apiserver.runtime.scheme import Scheme
 
@@ -40,13 +42,34 @@ GROUP_PACKAGES: dict[str, str] = {
 }
 
 
-def _module(package: str, name: str) -> object | None:
+_TABLES = ("DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS")
+
+
+class _Tables:
+    def __init__(self) -> None:
+        for t in _TABLES:
+            setattr(self, t, {})
+
+
+def _module(package: str, name: str) -> Any:
+    """The tables of apis/<package>/<name>.py, or of every module of the package apis/<package>/<name>/."""
+    qualified = f"kube_apiserver.apis.{package}.{name}"
     try:
-        return importlib.import_module(f"kube_apiserver.apis.{package}.{name}")
+        mod = importlib.import_module(qualified)
     except ModuleNotFoundError as e:
-        if e.name == f"kube_apiserver.apis.{package}.{name}":
+        if e.name == qualified:
             return None
         raise
+    if not hasattr(mod, "__path__"):
+        return mod
+    tables = _Tables()
+    for info in pkgutil.iter_modules(mod.__path__):
+        sub = importlib.import_module(f"{qualified}.{info.name}")
+        for t in _TABLES:
+            getattr(tables, t).update(getattr(sub, t, {}))
+    for t in _TABLES:
+        getattr(tables, t).update(getattr(mod, t, {}))
+    return tables
 
 
 @cache

@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.runtime.labels import go_quote
+
 
 @dataclass
 class StatusCause:
@@ -195,9 +197,16 @@ def new_unsupported_media_type(content_type: str) -> StatusError:
 # Field error helpers (k8s.io/apimachinery/pkg/util/validation/field), used to build Invalid causes.
 
 
+class GoRepr(str):
+    """A bad value already spelled as Go's %#v would print it (a struct, a typed slice): shown verbatim."""
+
+
 def _quote(value: Any) -> str:
+    if isinstance(value, GoRepr):
+        return str(value)
     if isinstance(value, str):
-        return orjson.dumps(value).decode()
+        # Go's %q (strconv.Quote), not JSON: non-ASCII printable runes stay as they are.
+        return go_quote(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -233,3 +242,18 @@ def field_not_supported(path: str, value: Any, valid: list[str]) -> StatusCause:
 
 def field_too_long(path: str, value: Any, limit: int) -> StatusCause:
     return StatusCause("FieldValueTooLong", f"Too long: may not be more than {limit} bytes", path)
+
+
+def field_not_found(path: str, value: Any, detail: str = "") -> StatusCause:
+    msg = f"Not found: {_quote(value)}"
+    if detail:
+        msg += f": {detail}"
+    return StatusCause("FieldValueNotFound", msg, path)
+
+
+def field_too_many(path: str, actual: int, limit: int) -> StatusCause:
+    return StatusCause("FieldValueTooMany", f"Too many: {actual}: must have at most {limit} items", path)
+
+
+def field_internal(path: str, detail: str) -> StatusCause:
+    return StatusCause("InternalError", f"Internal error: {detail}", path)

@@ -108,12 +108,15 @@ OPTIMISTIC_LOCK_ERROR = "the object has been modified; please apply your changes
 
 
 def new_invalid(group: str, kind: str, name: str, causes: list[StatusCause]) -> StatusError:
-    """errors.NewInvalid: '<Kind> "<name>" is invalid: <field errors joined>'."""
+    """errors.NewInvalid: '<Kind>[.<group>] "<name>" is invalid: <field errors joined>'."""
     if len(causes) == 1:
         summary = _cause_text(causes[0])
     else:
         summary = "[" + ", ".join(_cause_text(c) for c in causes) + "]"
-    return StatusError(422, "Invalid", f'{kind} "{name}" is invalid: {summary}', name, group, kind, causes=causes)
+    qualified_kind = f"{kind}.{group}" if group else kind  # GroupKind.String()
+    return StatusError(
+        422, "Invalid", f'{qualified_kind} "{name}" is invalid: {summary}', name, group, kind, causes=causes
+    )
 
 
 def _cause_text(cause: StatusCause) -> str:

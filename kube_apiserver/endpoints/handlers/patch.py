@@ -14,6 +14,7 @@ from typing import Any
 import jsonpatch
 
 from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers.fieldvalidation import field_validation, typed_decode
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import decode_json
@@ -111,8 +112,25 @@ async def patch_function(scope: RequestScope) -> PatchFunc:
     return apply_merge
 
 
+def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
+    """The patch followed by typed decoding of its result, as kube decodes a patched object: unknown
+    fields of the result and repeated keys of a merge patch answer to fieldValidation."""
+    directive = field_validation(scope.req)
+    media = negotiation.request_media_type(scope.req.header("content-type"), negotiation.PATCH_TYPES)
+    body = scope.req._body or b"" if media != "application/json-patch+json" else b""
+    spec = scope.spec
+
+    def apply_typed(obj: dict[str, Any]) -> dict[str, Any]:
+        out = patch(obj)
+        if isinstance(out, dict):
+            typed_decode(scope.req, out, spec.group, spec.version, spec.kind, body, media, directive)
+        return out
+
+    return apply_typed
+
+
 async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
     dry_run = scope.dry_run
-    apply = await patch_function(scope)
+    apply = typed_patch(scope, await patch_function(scope))
     stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource)
     await write_object(scope, 200, stored.obj, stored.raw)

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers.fieldvalidation import typed_decode
 from kube_apiserver.endpoints.request import Request, send_bytes
 from kube_apiserver.endpoints.request_info import RequestInfo
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
@@ -96,6 +97,8 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
         raise errors.new_bad_request(f"the kind in the data ({body_kind}) does not match the expected kind ({kind})")
     if "metadata" in obj and not isinstance(obj["metadata"], dict):
         raise errors.new_bad_request("metadata must be an object")
+    group, _, version = group_version.rpartition("/")
+    typed_decode(scope.req, obj, group, version, kind, body, media)
     obj["apiVersion"] = group_version
     obj["kind"] = kind
     return obj

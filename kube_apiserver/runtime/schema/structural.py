@@ -1,0 +1,401 @@
+"""Structural schemas and the walk that decodes an object against one.
+
+A schema (the OpenAPI definition of a built-in kind, later a CRD's openAPIV3Schema) is compiled
+once into a tree of Nodes. decode_check() then walks a decoded object the way kube-apiserver's
+typed decoding does: it drops fields the schema does not know (reporting them for
+fieldValidation), drops nulls as Go's decoder leaves zero values, checks JSON types and formats
+(int32/int64 ranges, date-time, byte, quantity, int-or-string) and reports the first type error as
+Go's encoding/json words it. validate_schema() reports required fields and the uniqueness of
+x-kubernetes-list-type map/set lists as field causes, every one at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from kube_apiserver.runtime.errors import StatusCause, field_duplicate, field_required
+from kube_apiserver.runtime.quantity import QUANTITY_REGEX_TEXT, QuantityError, canonical_quantity
+from kube_apiserver.runtime.schema.definitions import definition_name, openapi_definitions
+
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+class Node:
+    """One schema node. kind is one of object (a struct with properties), map (additionalProperties),
+    free (an object with no schema: RawExtension, FieldsV1, JSON), array, string, integer, number,
+    boolean, int-or-string, quantity, any."""
+
+    __slots__ = ("kind", "format", "props", "items", "values", "required", "list_type", "map_keys", "go_type")
+
+    def __init__(self, kind: str, go_type: str = "") -> None:
+        self.kind = kind
+        self.format = ""
+        self.props: dict[str, Node] = {}
+        self.items: Node | None = None
+        self.values: Node | None = None
+        self.required: tuple[str, ...] = ()
+        self.list_type = ""
+        self.map_keys: tuple[str, ...] = ()
+        self.go_type = go_type  # "v1.PodSpec", "int32", "[]v1.Container", ... for Go-style messages
+
+
+def _go_package(def_name: str) -> str:
+    parts = def_name.split(".")
+    return f"{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else def_name
+
+
+class _Compiler:
+    def __init__(self, definitions: dict[str, dict[str, Any]]) -> None:
+        self.definitions = definitions
+        self.compiled: dict[str, Node] = {}
+
+    def definition(self, name: str) -> Node:
+        node = self.compiled.get(name)
+        if node is not None:
+            return node
+        schema = self.definitions.get(name) or {}
+        # Registered before its children so that recursive types (JSONSchemaProps) terminate.
+        node = Node("any", _go_package(name))
+        self.compiled[name] = node
+        self._fill(node, schema)
+        return node
+
+    def schema(self, schema: dict[str, Any]) -> Node:
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            return self.definition(ref.rsplit("/", 1)[-1])
+        all_of = schema.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+            return self.schema(all_of[0])
+        node = Node("any")
+        self._fill(node, schema)
+        return node
+
+    def _fill(self, node: Node, schema: dict[str, Any]) -> None:
+        type_ = schema.get("type")
+        fmt = schema.get("format", "")
+        node.format = fmt
+        if fmt == "int-or-string" or schema.get("x-kubernetes-int-or-string"):
+            node.kind, node.go_type = "int-or-string", "intstr.IntOrString"
+        elif fmt == "quantity":
+            node.kind, node.go_type = "quantity", "resource.Quantity"
+        elif type_ == "object" or "properties" in schema:
+            props = schema.get("properties")
+            addl = schema.get("additionalProperties")
+            if props:
+                node.kind = "object"
+                node.props = {k: self.schema(v) for k, v in props.items()}
+                node.required = tuple(schema.get("required") or ())
+            elif isinstance(addl, dict):
+                node.kind = "map"
+                node.values = self.schema(addl)
+                node.go_type = node.go_type or f"map[string]{node.values.go_type or 'interface {}'}"
+            else:
+                node.kind = "free"
+        elif type_ == "array":
+            node.kind = "array"
+            node.items = self.schema(schema.get("items") or {})
+            node.list_type = schema.get("x-kubernetes-list-type", "")
+            node.map_keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+            node.go_type = f"[]{node.items.go_type or 'interface {}'}"
+        elif type_ == "string":
+            node.kind = "string"
+            node.go_type = node.go_type or ("[]uint8" if fmt == "byte" else "string")
+        elif type_ == "integer":
+            node.kind = "integer"
+            node.go_type = node.go_type or (fmt if fmt in _INT_RANGES else "int64")
+        elif type_ == "number":
+            node.kind, node.go_type = "number", node.go_type or "float64"
+        elif type_ == "boolean":
+            node.kind, node.go_type = "boolean", node.go_type or "bool"
+        else:
+            node.kind = "any"
+
+
+@cache
+def _builtin_compiler() -> _Compiler:
+    return _Compiler(openapi_definitions())
+
+
+@cache
+def schema_for_kind(group: str, version: str, kind: str) -> Node | None:
+    """The compiled schema of a built-in kind, or None when the definitions do not have it."""
+    name = definition_name(group, version, kind)
+    return _builtin_compiler().definition(name) if name else None
+
+
+def compile_schema(schema: dict[str, Any]) -> Node:
+    """Compile a self-contained schema (a CRD version's openAPIV3Schema)."""
+    return _Compiler({}).schema(schema)
+
+
+# --- decoding -------------------------------------------------------------------------------------
+
+
+@dataclass
+class DecodeReport:
+    unknown: list[str] = field(default_factory=list)  # paths of dropped unknown fields, in order
+    duplicates: list[str] = field(default_factory=list)  # paths of duplicated fields
+    type_error: str = ""  # the first type error, in Go's words
+    keys: int = 0  # how many object keys the walk saw (for the duplicate pre-check)
+
+    def strict_errors(self) -> list[str]:
+        return [*(f'duplicate field "{p}"' for p in self.duplicates), *(f'unknown field "{p}"' for p in self.unknown)]
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, float):
+        return f"number {_go_float(value)}"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _go_float(value: float) -> str:
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+class _Walker:
+    __slots__ = ("report", "go_path", "struct")
+
+    def __init__(self, report: DecodeReport) -> None:
+        self.report = report
+
+    def type_error(self, value: Any, node: Node, struct: str, go_path: str) -> None:
+        if self.report.type_error:
+            return
+        where = f"Go struct field {struct}.{go_path}" if struct else "Go value"
+        self.report.type_error = f"json: cannot unmarshal {_json_kind(value)} into {where} of type {node.go_type}"
+
+    def value(self, value: Any, node: Node, path: str, struct: str, go_path: str) -> Any:
+        """The decoded value (possibly rewritten: canonical quantity), or the value unchanged on error."""
+        kind = node.kind
+        if kind == "object":
+            if type(value) is dict:
+                self.object(value, node, path, go_path)
+            else:
+                self.type_error(value, node, struct, go_path)
+        elif kind == "string":
+            if type(value) is not str:
+                self.type_error(value, node, struct, go_path)
+            elif node.format:
+                self.string_format(value, node.format)
+        elif kind == "array":
+            if type(value) is list:
+                items = node.items
+                assert items is not None
+                for i, item in enumerate(value):
+                    if item is None:
+                        continue
+                    value[i] = self.value(item, items, f"{path}[{i}]", struct, go_path)
+            else:
+                self.type_error(value, node, struct, go_path)
+        elif kind == "integer":
+            if type(value) is not int:
+                self.type_error(value, node, struct, go_path)
+            else:
+                lo, hi = _INT_RANGES.get(node.format, _INT_RANGES["int64"])
+                if not lo <= value <= hi and not self.report.type_error:
+                    self.report.type_error = (
+                        f"json: cannot unmarshal number {value} into Go struct field {struct}.{go_path} "
+                        f"of type {node.go_type}"
+                    )
+        elif kind == "map":
+            if type(value) is dict:
+                values = node.values
+                assert values is not None
+                self.report.keys += len(value)
+                for k, v in value.items():
+                    if v is None:
+                        # null into a map element leaves the element's zero value
+                        value[k] = "" if values.kind == "string" else v
+                        continue
+                    new = self.value(v, values, f"{path}.{k}", struct, f"{go_path}.{k}")
+                    if new is not v:
+                        value[k] = new
+            else:
+                self.type_error(value, node, struct, go_path)
+        elif kind == "boolean":
+            if type(value) is not bool:
+                self.type_error(value, node, struct, go_path)
+        elif kind == "quantity":
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                self.type_error(value, node, struct, go_path)
+            else:
+                try:
+                    return canonical_quantity(value)
+                except QuantityError:
+                    if not self.report.type_error:
+                        self.report.type_error = f"quantities must match the regular expression '{QUANTITY_REGEX_TEXT}'"
+        elif kind == "int-or-string":
+            if type(value) is not str and type(value) is not int:
+                if not self.report.type_error:
+                    self.report.type_error = f"json: cannot unmarshal {_json_kind(value)} into Go value of type int32"
+        elif kind == "number":
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.type_error(value, node, struct, go_path)
+        elif kind == "free":
+            if type(value) is dict:
+                self.report.keys += _count_keys(value)
+            else:
+                self.type_error(value, node, struct, go_path)
+        # "any": anything goes
+        return value
+
+    def string_format(self, value: str, fmt: str) -> None:
+        if self.report.type_error:
+            return
+        if fmt == "date-time":
+            if not _RFC3339.match(value):
+                self.report.type_error = (
+                    f'parsing time "{value}" as "2006-01-02T15:04:05Z07:00": cannot parse "{value}" as "2006"'
+                )
+        elif fmt == "byte":
+            try:
+                base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                self.report.type_error = f"illegal base64 data at input byte {_bad_base64_offset(value)}"
+
+    def object(self, obj: dict[str, Any], node: Node, path: str, go_path: str) -> None:
+        props = node.props
+        struct = node.go_type.rsplit(".", 1)[-1]
+        self.report.keys += len(obj)
+        drop: list[str] | None = None
+        prefix = f"{path}." if path else ""
+        go_prefix = f"{go_path}." if go_path else ""
+        for key, value in obj.items():
+            child = props.get(key)
+            if child is None:
+                self.report.unknown.append(prefix + key)
+                if drop is None:
+                    drop = []
+                drop.append(key)
+                continue
+            if value is None:
+                # Go leaves the zero value, which omitempty fields do not write back.
+                if drop is None:
+                    drop = []
+                drop.append(key)
+                continue
+            new = self.value(value, child, prefix + key, struct, go_prefix + key)
+            if new is not value:
+                obj[key] = new
+        if drop:
+            for key in drop:
+                del obj[key]
+
+
+def _count_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_keys(v) for v in value)
+    return 0
+
+
+def _bad_base64_offset(value: str) -> int:
+    allowed = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+    for i, ch in enumerate(value):
+        if ch not in allowed:
+            return i
+    return max(len(value) - (len(value) % 4 or 4), 0)
+
+
+def decode_check(obj: dict[str, Any], node: Node) -> DecodeReport:
+    """Walk obj against node in place: drop unknown fields and nulls, canonicalize quantities,
+    and report unknown fields and the first type error."""
+    report = DecodeReport()
+    _Walker(report).object(obj, node, "", "")
+    return report
+
+
+# --- validation (422 causes) ----------------------------------------------------------------------
+
+
+def validate_schema(obj: Any, node: Node, path: str = "") -> list[StatusCause]:
+    """Required fields and x-kubernetes-list-type uniqueness, every violation at once."""
+    causes: list[StatusCause] = []
+    _validate(obj, node, path, causes)
+    return causes
+
+
+def _validate(value: Any, node: Node, path: str, causes: list[StatusCause]) -> None:
+    kind = node.kind
+    if kind == "object" and isinstance(value, dict):
+        prefix = f"{path}." if path else ""
+        for name in node.required:
+            if name not in value:
+                causes.append(field_required(prefix + name))
+        for key, child in node.props.items():
+            sub = value.get(key)
+            if sub is not None and child.kind in ("object", "array", "map"):
+                _validate(sub, child, prefix + key, causes)
+    elif kind == "array" and isinstance(value, list):
+        items = node.items
+        assert items is not None
+        if node.list_type == "map" and node.map_keys:
+            seen: set[tuple[Any, ...]] = set()
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    continue
+                key = tuple(_hashable(item.get(k)) for k in node.map_keys)
+                if key in seen:
+                    causes.append(
+                        StatusCause(
+                            "FieldValueDuplicate",
+                            f"Duplicate value: {_map_key_text(item, node.map_keys)}",
+                            f"{path}[{i}]",
+                        )
+                    )
+                seen.add(key)
+        elif node.list_type == "set":
+            seen_items: set[Any] = set()
+            for i, item in enumerate(value):
+                h = _hashable(item)
+                if h in seen_items:
+                    causes.append(field_duplicate(f"{path}[{i}]", item))
+                seen_items.add(h)
+        if items.kind in ("object", "array", "map"):
+            for i, item in enumerate(value):
+                _validate(item, items, f"{path}[{i}]", causes)
+    elif kind == "map" and isinstance(value, dict):
+        values = node.values
+        assert values is not None
+        if values.kind in ("object", "array", "map"):
+            for k, v in value.items():
+                _validate(v, values, f"{path}[{k}]", causes)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _map_key_text(item: dict[str, Any], keys: tuple[str, ...]) -> str:
+    # kube shows the item's key fields as a Go map value
+    inner = ", ".join(f'"{k}":{_go_repr(item.get(k))}' for k in keys if k in item)
+    return f"map[string]interface {{}}{{{inner}}}"
+
+
+def _go_repr(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

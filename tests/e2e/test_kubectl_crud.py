@@ -501,11 +501,6 @@ class TestErrors:
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"
         ), res.stderr
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="server bug: POST with fieldValidation=Strict accepts an unknown field "
-        "(ConfigMap .spec) instead of 400 'strict decoding error: unknown field'",
-    )
     def test_unknown_field_is_rejected_by_strict_validation(self, server, ns):
         manifest = yaml.safe_dump(
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict"}, "spec": {"x": 1}}

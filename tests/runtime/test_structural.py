@@ -1,0 +1,125 @@
+"""The structural schema engine on the 1.33 definitions of built-in kinds and on CRD-style schemas."""
+
+from __future__ import annotations
+
+from kube_apiserver.runtime.schema.structural import compile_schema, decode_check, schema_for_kind, validate_schema
+
+
+def _deployment(**spec):
+    base = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}},
+        },
+    }
+    base["spec"].update(spec)
+    return base
+
+
+def test_known_kinds_have_schemas():
+    for gvk in [
+        ("", "v1", "Pod"),
+        ("apps", "v1", "Deployment"),
+        ("batch", "v1", "CronJob"),
+        ("autoscaling", "v2", "HorizontalPodAutoscaler"),
+    ]:
+        assert schema_for_kind(*gvk) is not None
+    assert schema_for_kind("example.com", "v1", "Widget") is None
+
+
+def test_unknown_fields_are_dropped_and_reported_with_kube_paths():
+    obj = _deployment(foo=1)
+    obj["spec"]["template"]["spec"]["containers"][0]["imagee"] = "x"
+    obj["metadata"]["bogus"] = {"deep": 1}
+    report = decode_check(obj, schema_for_kind("apps", "v1", "Deployment"))
+    assert report.unknown == ["metadata.bogus", "spec.template.spec.containers[0].imagee", "spec.foo"]
+    assert "foo" not in obj["spec"] and "bogus" not in obj["metadata"]
+    assert report.type_error == ""
+
+
+def test_nulls_are_dropped_like_gos_zero_values():
+    obj = _deployment(replicas=None, strategy=None)
+    obj["metadata"]["labels"] = {"a": None}
+    decode_check(obj, schema_for_kind("apps", "v1", "Deployment"))
+    assert "replicas" not in obj["spec"] and "strategy" not in obj["spec"]
+    assert obj["metadata"]["labels"] == {"a": ""}
+
+
+def test_first_type_error_in_gos_words():
+    report = decode_check(_deployment(replicas=1.5, paused="no"), schema_for_kind("apps", "v1", "Deployment"))
+    assert report.type_error == (
+        "json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32"
+    )
+    obj = _deployment()
+    obj["spec"]["template"]["spec"]["containers"] = {"name": "c"}
+    report = decode_check(obj, schema_for_kind("apps", "v1", "Deployment"))
+    assert report.type_error == (
+        "json: cannot unmarshal object into Go struct field PodSpec.spec.template.spec.containers "
+        "of type []v1.Container"
+    )
+
+
+def test_formats():
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"k": "not base64!"}}
+    assert decode_check(secret, schema_for_kind("", "v1", "Secret")).type_error == "illegal base64 data at input byte 3"
+    svc = {"apiVersion": "v1", "kind": "Service", "spec": {"ports": [{"port": 80, "targetPort": "http"}]}}
+    assert decode_check(svc, schema_for_kind("", "v1", "Service")).type_error == ""
+    svc["spec"]["ports"][0]["targetPort"] = True
+    assert "cannot unmarshal bool" in decode_check(svc, schema_for_kind("", "v1", "Service")).type_error
+    ev = {"apiVersion": "v1", "kind": "Event", "firstTimestamp": "yesterday"}
+    assert decode_check(ev, schema_for_kind("", "v1", "Event")).type_error == (
+        'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'
+    )
+
+
+def test_free_form_fields_keep_everything():
+    crd_like = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"managedFields": [{"fieldsV1": {"f:data": {"f:a": {}}}}]},
+    }
+    report = decode_check(crd_like, schema_for_kind("", "v1", "ConfigMap"))
+    assert report.unknown == []
+    assert crd_like["metadata"]["managedFields"][0]["fieldsV1"] == {"f:data": {"f:a": {}}}
+
+
+def test_required_and_list_map_uniqueness_for_crd_schemas():
+    node = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "required": ["size"],
+                    "properties": {
+                        "size": {"type": "integer"},
+                        "ports": {
+                            "type": "array",
+                            "x-kubernetes-list-type": "map",
+                            "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
+                            "items": {
+                                "type": "object",
+                                "properties": {"containerPort": {"type": "integer"}, "protocol": {"type": "string"}},
+                            },
+                        },
+                        "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                    },
+                }
+            },
+        }
+    )
+    obj = {
+        "spec": {
+            "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 80, "protocol": "TCP"}],
+            "tags": ["a", "b", "a"],
+        }
+    }
+    causes = validate_schema(obj, node)
+    assert [(c.field, c.message) for c in causes] == [
+        ("spec.size", "Required value"),
+        ("spec.ports[1]", 'Duplicate value: map[string]interface {}{"containerPort":80, "protocol":"TCP"}'),
+        ("spec.tags[2]", 'Duplicate value: "a"'),
+    ]

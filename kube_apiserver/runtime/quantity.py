@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 QUANTITY_REGEX_TEXT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 _QUANTITY = re.compile(QUANTITY_REGEX_TEXT)
@@ -28,6 +29,7 @@ class QuantityError(ValueError):
     pass
 
 
+@lru_cache(maxsize=4096, typed=True)
 def parse_quantity(text: str | int | float) -> tuple[Fraction, str]:
     """(value, format); QuantityError with kube's message when text is not a quantity."""
     if isinstance(text, bool):
@@ -94,6 +96,7 @@ def format_quantity(value: Fraction, fmt: str) -> str:
     return f"{sign}{nanos}{_DECIMAL_BY_EXP[exp]}"
 
 
+@lru_cache(maxsize=4096, typed=True)
 def canonical_quantity(text: str | int | float) -> str:
     value, fmt = parse_quantity(text)
     return format_quantity(value, fmt)

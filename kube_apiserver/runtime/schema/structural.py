@@ -290,6 +290,18 @@ class _Walker:
                     drop = []
                 drop.append(key)
                 continue
+            # Fast paths for the scalars that make up most of an object.
+            kind = child.kind
+            vtype = type(value)
+            if kind == "string":
+                if vtype is str and not child.format:
+                    continue
+            elif kind == "integer":
+                if vtype is int and -(2**31) <= value < 2**31:
+                    continue
+            elif kind == "boolean":
+                if vtype is bool:
+                    continue
             new = self.value(value, child, prefix + key, struct, go_prefix + key)
             if new is not value:
                 obj[key] = new

@@ -4,6 +4,7 @@
   validation.py  VALIDATORS: dict[(version, kind), Validator]
                  UPDATE_VALIDATORS: dict[(version, kind), UpdateValidator]
   conversion.py  CONVERTERS: dict[((version, kind), to_version), Converter]
+  warnings.py    WARNERS: dict[(version, kind), Warner]
 
 (or a package of that name, each of whose modules may have the tables); build_scheme() gathers them.
 """
@@ -42,7 +43,7 @@ GROUP_PACKAGES: dict[str, str] = {
 }
 
 
-_TABLES = ("DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS")
+_TABLES = ("DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS", "WARNERS")
 
 
 class _Tables:
@@ -84,6 +85,9 @@ def build_scheme() -> Scheme:
             scheme.add_validator((group, version, kind), fn)
         for (version, kind), fn in getattr(validation, "UPDATE_VALIDATORS", {}).items():
             scheme.add_update_validator((group, version, kind), fn)
+        warnings = _module(package, "warnings")
+        for (version, kind), fn in getattr(warnings, "WARNERS", {}).items():
+            scheme.add_warner((group, version, kind), fn)
         conversion = _module(package, "conversion")
         for ((version, kind), to_version), fn in getattr(conversion, "CONVERTERS", {}).items():
             scheme.add_converter((group, version, kind), to_version, fn)

@@ -15,6 +15,7 @@ from kube_apiserver.endpoints.handlers import list as list_handler
 from kube_apiserver.endpoints.handlers.scope import RequestScope
 from kube_apiserver.endpoints.request import Request
 from kube_apiserver.endpoints.request_info import RequestInfo
+from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
@@ -54,6 +55,7 @@ class APIGroupVersion:
         res = self.resources.get(info.resource)
         if res is None:
             return False
+        warning.set_recorder(req.add_warning)
         spec = res.spec
         verb = info.verb
         if info.subresource:

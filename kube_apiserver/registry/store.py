@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.runtime import errors
@@ -149,6 +150,8 @@ class Store:
         causes = self.strategy.validate(obj)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, meta.get("name", ""), causes)
+        for text in self.strategy.warnings(obj, None):
+            warning.add_warning(text)
         for attempt in range(_GENERATE_NAME_RETRIES):
             name = meta["name"]
             key = self.key(meta.get("namespace", ""), name)
@@ -334,6 +337,8 @@ class Store:
         causes = self.strategy.validate(new) + self.strategy.validate_update(new, old)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
+        for text in self.strategy.warnings(new, old):
+            warning.add_warning(text)
         if new_meta.get("deletionTimestamp") and not new_meta.get("deletionGracePeriodSeconds"):
             if not self.strategy.has_finalizers(new):
                 raise _EmptiedFinalizers(old_meta.get("resourceVersion", ""))

@@ -89,6 +89,10 @@ class RESTStrategy:
             changed = _spec_of(new) != _spec_of(old)
             metautil.metadata(new)["generation"] = gen + 1 if changed else gen
 
+    def warnings(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
+        """WarningsOnCreate (old None) / WarningsOnUpdate: texts for the client's Warning headers."""
+        return self.scheme.warnings(new, old)
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
         """Rules for changes only (immutable fields); validate() runs on the new object as well."""
         causes = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})

@@ -20,6 +20,8 @@ Defaulter = Callable[[dict[str, Any]], None]  # fills defaults in place (SetObje
 Validator = Callable[[dict[str, Any]], list[StatusCause]]  # Validate<Kind> on create
 UpdateValidator = Callable[[dict[str, Any], dict[str, Any]], list[StatusCause]]  # (new, old)
 Converter = Callable[[dict[str, Any]], dict[str, Any]]  # returns a new object in the target version
+# Warnings for the client about an object being written: (new, old or None) → texts (WarningsOnCreate/Update).
+Warner = Callable[[dict[str, Any], dict[str, Any] | None], list[str]]
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:
@@ -39,6 +41,7 @@ class Scheme:
     update_validators: dict[GVK, list[UpdateValidator]] = field(default_factory=dict)
     # (from gvk, to version) → converter; conversions go through the hub the group names.
     converters: dict[tuple[GVK, str], Converter] = field(default_factory=dict)
+    warners: dict[GVK, list[Warner]] = field(default_factory=dict)
 
     def add_defaulter(self, gvk: GVK, fn: Defaulter) -> None:
         self.defaulters.setdefault(gvk, []).append(fn)
@@ -48,6 +51,15 @@ class Scheme:
 
     def add_update_validator(self, gvk: GVK, fn: UpdateValidator) -> None:
         self.update_validators.setdefault(gvk, []).append(fn)
+
+    def add_warner(self, gvk: GVK, fn: Warner) -> None:
+        self.warners.setdefault(gvk, []).append(fn)
+
+    def warnings(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
+        out: list[str] = []
+        for fn in self.warners.get(gvk_of(new), ()):
+            out.extend(fn(new, old))
+        return out
 
     def add_converter(self, gvk: GVK, to_version: str, fn: Converter) -> None:
         self.converters[(gvk, to_version)] = fn

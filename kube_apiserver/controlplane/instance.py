@@ -14,6 +14,7 @@ from typing import Any
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kube_apiserver.apis import builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
+from kube_apiserver.apis.batch.job_strategy import JobStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
 from kube_apiserver.apis.scheme import build_scheme
@@ -41,6 +42,7 @@ APIEXTENSIONS_GROUPS = {"apiextensions.k8s.io"}
 _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("", "pods"): PodStrategy,
     ("", "namespaces"): NamespaceStrategy,
+    ("batch", "jobs"): JobStrategy,
 }
 
 

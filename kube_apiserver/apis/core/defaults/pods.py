@@ -1,0 +1,113 @@
+"""Pod, PodTemplate and ReplicationController defaults, and the pod template defaulting every workload
+group shares (pkg/apis/core/v1/defaults.go SetDefaults_Pod, SetDefaults_PodSpec, and what the
+generated SetObjectDefaults_* of each kind with a PodTemplateSpec do below it).
+
+A pod template gets SetDefaults_PodSpec and the container/volume defaults; a Pod additionally gets
+SetDefaults_Pod (enableServiceLinks, host-network ports, requests from limits), which kube keeps to
+Pods so that new defaults never change the templates of existing workloads.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kube_apiserver.apis.core.defaults.containers import (
+    default_host_network_ports,
+    default_requests_from_limits,
+    set_defaults_container,
+)
+from kube_apiserver.apis.core.defaults.fields import child, default, default_zero, items, spec_of
+from kube_apiserver.apis.core.defaults.resources import set_defaults_resource_list
+from kube_apiserver.apis.core.defaults.volumes import set_defaults_volume
+
+DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+
+def set_defaults_pod_spec(spec: dict[str, Any]) -> None:
+    """SetDefaults_PodSpec and the covering defaults of its volumes and containers."""
+    default_zero(spec, "dnsPolicy", "ClusterFirst")
+    default_zero(spec, "restartPolicy", "Always")
+    default(spec, "securityContext", {})
+    default(spec, "terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)
+    default_zero(spec, "schedulerName", DEFAULT_SCHEDULER_NAME)
+    _convert_service_account(spec)
+    for volume in items(spec, "volumes"):
+        set_defaults_volume(volume)
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for container in items(spec, key):
+            set_defaults_container(container)
+    set_defaults_resource_list(spec.get("overhead"))
+
+
+def _convert_service_account(spec: dict[str, Any]) -> None:
+    """Not a default but the v1 conversion kube applies on the way in and out: serviceAccount is the
+    deprecated alias of serviceAccountName (used when the latter is empty) and is always written back
+    as a copy of it."""
+    alias = spec.get("serviceAccount")
+    if not spec.get("serviceAccountName") and isinstance(alias, str) and alias:
+        spec["serviceAccountName"] = alias
+    name = spec.get("serviceAccountName")
+    if isinstance(name, str) and name:
+        spec["serviceAccount"] = name
+    elif isinstance(alias, str) or alias is None:
+        spec.pop("serviceAccount", None)
+
+
+def set_defaults_pod_template_spec(template: Any) -> None:
+    """The defaults of a PodTemplateSpec field (spec.template of a workload); its spec is a struct in
+    Go, so it is defaulted even when missing."""
+    spec = spec_of(template)
+    if spec is not None:
+        set_defaults_pod_spec(spec)
+
+
+def set_defaults_pod(pod: dict[str, Any]) -> None:
+    """SetDefaults_Pod: the defaults only Pods get."""
+    spec = spec_of(pod)
+    if spec is None:
+        return
+    default_requests_from_limits(spec.get("containers"))
+    default_requests_from_limits(spec.get("initContainers"))
+    default(spec, "enableServiceLinks", True)
+    if spec.get("hostNetwork") is True:
+        default_host_network_ports(spec.get("containers"))
+        default_host_network_ports(spec.get("initContainers"))
+
+
+def set_object_defaults_pod(pod: dict[str, Any]) -> None:
+    set_defaults_pod(pod)
+    spec = spec_of(pod)
+    if spec is not None:
+        set_defaults_pod_spec(spec)
+
+
+def set_object_defaults_pod_template(obj: dict[str, Any]) -> None:
+    # PodTemplate.template is a struct: defaulted even when missing.
+    set_defaults_pod_template_spec(child(obj, "template", create=True))
+
+
+def set_object_defaults_replication_controller(obj: dict[str, Any]) -> None:
+    spec = spec_of(obj)
+    if spec is None:
+        return
+    template = child(spec, "template")  # a pointer in ReplicationControllerSpec
+    labels = child(template, "metadata") or {}
+    template_labels = labels.get("labels")
+    if isinstance(template_labels, dict) and template_labels:
+        if not spec.get("selector"):
+            spec["selector"] = copy.deepcopy(template_labels)
+        meta = child(obj, "metadata", create=True)
+        if meta is not None and not meta.get("labels"):
+            meta["labels"] = copy.deepcopy(template_labels)
+    default(spec, "replicas", 1)
+    if template is not None:
+        set_defaults_pod_template_spec(template)
+
+
+DEFAULTERS = {
+    ("v1", "Pod"): set_object_defaults_pod,
+    ("v1", "PodTemplate"): set_object_defaults_pod_template,
+    ("v1", "ReplicationController"): set_object_defaults_replication_controller,
+}

@@ -12,11 +12,18 @@ from typing import Any
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.schema.structural import schema_for_kind, zero_value
 from kube_apiserver.runtime.scheme import Scheme
 from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, validate_object_meta_update
 
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
+
+# Struct-valued status fields the schema cannot tell from pointers (LoadBalancerStatus).
+_STATUS_STRUCTS: dict[tuple[str, str], dict[str, Any]] = {
+    ("", "Service"): {"loadBalancer": {}},
+    ("networking.k8s.io", "Ingress"): {"loadBalancer": {}},
+}
 
 # Kinds whose names are DNS-1123 labels rather than subdomains (validation.ValidateNamespaceName, ...).
 _LABEL_NAMED = {
@@ -51,9 +58,19 @@ class RESTStrategy:
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self.has_status:
-            obj.pop("status", None)
+            # A new object's status is the Go zero value kube writes back: {} with the fields
+            # that have no omitempty (replicas: 0, ...).
+            obj["status"] = self.zero_status()
         if self.tracks_generation:
             metautil.metadata(obj)["generation"] = 1
+
+    def zero_status(self) -> dict[str, Any]:
+        node = schema_for_kind(self.spec.group, self.spec.version, self.spec.kind)
+        status = node.props.get("status") if node is not None else None
+        out = zero_value(status) if status is not None and status.kind == "object" else {}
+        # value structs behind omitempty, which Go writes anyway
+        out.update(_STATUS_STRUCTS.get((self.spec.group, self.spec.kind), {}))
+        return out
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
         causes = validate_object_meta(obj.get("metadata") or {}, self.namespaced, self.name_validator())

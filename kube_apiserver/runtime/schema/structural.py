@@ -334,6 +334,22 @@ def decode_check(obj: dict[str, Any], node: Node) -> DecodeReport:
     return report
 
 
+def zero_value(node: Node) -> Any:
+    """What Go writes for a struct left at its zero value: the fields without omitempty (the
+    schema's required ones) at their zero values; lists and maps are left out (nil)."""
+    if node.kind == "object":
+        out = {}
+        for name in node.required:
+            child = node.props.get(name)
+            if child is not None and (child.kind == "object" or child.kind in _SCALAR_ZEROS):
+                out[name] = zero_value(child)
+        return out
+    return _SCALAR_ZEROS.get(node.kind)
+
+
+_SCALAR_ZEROS: dict[str, Any] = {"integer": 0, "number": 0, "string": "", "boolean": False}
+
+
 # --- validation (422 causes) ----------------------------------------------------------------------
 
 

@@ -1,0 +1,67 @@
+"""Warning headers kube-apiserver sends about objects (deprecated node labels, annotations and
+volume plugins, entries that apply would drop), as kubectl prints them."""
+
+from __future__ import annotations
+
+import yaml
+
+
+def _pod(name: str, **spec_extra):
+    spec = {"containers": [{"name": "c", "image": "busybox"}]}
+    spec.update(spec_extra)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def test_pod_warnings_reach_kubectl(server, ns):
+    pod = _pod(
+        "warned",
+        nodeSelector={"beta.kubernetes.io/os": "linux"},
+        imagePullSecrets=[{"name": "a"}, {"name": "a"}],
+        containers=[
+            {
+                "name": "c",
+                "image": "busybox",
+                "env": [{"name": "X", "value": "1"}, {"name": "X", "value": "2"}],
+                "resources": {"limits": {"memory": "1.5"}},
+            }
+        ],
+    )
+    pod["metadata"]["annotations"] = {"scheduler.alpha.kubernetes.io/critical-pod": ""}
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(pod))
+    assert res.stdout.strip() == "pod/warned created"
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("Warning: ")]
+    assert warnings == [
+        'Warning: spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use "kubernetes.io/os" instead',
+        'Warning: metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "priorityClassName" field instead',
+        'Warning: spec.imagePullSecrets[1].name: duplicate name "a"',
+        'Warning: spec.containers[0].resources.limits[memory]: fractional byte value "1500m" is invalid, must be an integer',
+        'Warning: spec.containers[0].env[1]: hides previous definition of "X", which may be dropped when using apply',
+    ], res.stderr
+
+
+def test_workload_template_warnings_carry_the_template_path(server, ns):
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "wd"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "wd"}},
+            "template": {
+                "metadata": {"labels": {"app": "wd"}},
+                "spec": {
+                    "containers": [{"name": "c", "image": "busybox"}],
+                    "volumes": [{"name": "g", "gitRepo": {"repository": "https://example.com/r.git"}}],
+                },
+            },
+        },
+    }
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(deployment))
+    assert "Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11" in res.stderr, res.stderr
+    # an update that leaves the spec alone says nothing again
+    res = server.kubectl("-n", ns, "label", "deployment", "wd", "x=y")
+    assert "Warning" not in res.stderr, res.stderr
+
+
+def test_no_warnings_for_a_plain_pod(server, ns):
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(_pod("plain")))
+    assert "Warning" not in res.stderr, res.stderr

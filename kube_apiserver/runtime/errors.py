@@ -109,10 +109,9 @@ OPTIMISTIC_LOCK_ERROR = "the object has been modified; please apply your changes
 
 def new_invalid(group: str, kind: str, name: str, causes: list[StatusCause]) -> StatusError:
     """errors.NewInvalid: '<Kind>[.<group>] "<name>" is invalid: <field errors joined>'."""
-    if len(causes) == 1:
-        summary = _cause_text(causes[0])
-    else:
-        summary = "[" + ", ".join(_cause_text(c) for c in causes) + "]"
+    # ErrorList.ToAggregate: identical messages are shown once (the causes keep every error).
+    texts = list(dict.fromkeys(_cause_text(c) for c in causes))
+    summary = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
     qualified_kind = f"{kind}.{group}" if group else kind  # GroupKind.String()
     return StatusError(
         422, "Invalid", f'{qualified_kind} "{name}" is invalid: {summary}', name, group, kind, causes=causes

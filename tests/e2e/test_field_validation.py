@@ -189,7 +189,8 @@ def test_quantities_are_stored_in_canonical_form(server, ns):
     assert resp.status_code == 201, resp.text
     res = resp.json()["spec"]["containers"][0]["resources"]
     assert res == {
-        "requests": {"cpu": "500m", "memory": "1Gi"},
+        # requests not given default to the limits (SetDefaults_Pod)
+        "requests": {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1536Mi"},
         "limits": {"cpu": "1", "memory": "2Gi", "ephemeral-storage": "1536Mi"},
     }
 

@@ -35,6 +35,8 @@ def test_pod_warnings_reach_kubectl(server, ns):
         'Warning: metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: non-functional in v1.16+; use the "priorityClassName" field instead',
         'Warning: spec.imagePullSecrets[1].name: duplicate name "a"',
         'Warning: spec.containers[0].resources.limits[memory]: fractional byte value "1500m" is invalid, must be an integer',
+        # requests default to the limits, so they carry the same fraction
+        'Warning: spec.containers[0].resources.requests[memory]: fractional byte value "1500m" is invalid, must be an integer',
         'Warning: spec.containers[0].env[1]: hides previous definition of "X", which may be dropped when using apply',
     ], res.stderr
 

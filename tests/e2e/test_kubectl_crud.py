@@ -255,28 +255,13 @@ def _defaults_bug(reason: str):
 
 DEFAULTS_PARAMS = [
     pytest.param("configmap"),
-    pytest.param("secret", marks=_defaults_bug("Secret type Opaque; stringData not merged into data")),
-    pytest.param(
-        "deployment",
-        marks=_defaults_bug(
-            "Deployment replicas/strategy/revisionHistoryLimit/progressDeadlineSeconds, pod template defaults"
-        ),
-    ),
+    pytest.param("secret"),
+    pytest.param("deployment"),
     pytest.param(
         "service", marks=_defaults_bug("Service type/sessionAffinity/port protocol+targetPort; no clusterIP allocated")
     ),
-    pytest.param(
-        "pod",
-        marks=_defaults_bug(
-            "Pod restartPolicy/dnsPolicy/terminationGracePeriodSeconds/imagePullPolicy, status.phase Pending"
-        ),
-    ),
-    pytest.param(
-        "job",
-        marks=_defaults_bug(
-            "Job selector + controller-uid/job-name template labels, backoffLimit, completions, parallelism"
-        ),
-    ),
+    pytest.param("pod"),
+    pytest.param("job"),
 ]
 
 
@@ -528,11 +513,6 @@ class TestDescribe:
         assert "Data" in lines and "k1:" in lines and "v1" in lines
         assert lines[-1].split() == ["Events:", "<none>"]
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="server bug: Deployment spec.replicas not defaulted, kubectl describe "
-        "dereferences it and panics (describe.go:4462)",
-    )
     def test_describe_deployment(self, server, ns):
         server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(KINDS["deployment"].manifest))
         out = server.kubectl("-n", ns, "describe", "deployment", "dep1").stdout

@@ -1,0 +1,171 @@
+"""kube-apiserver's defaults as kubectl users see them: create a workload, read it back with -o json."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+CONTAINER_DEFAULTS = {
+    "resources": {},
+    "terminationMessagePath": "/dev/termination-log",
+    "terminationMessagePolicy": "File",
+}
+TEMPLATE_SPEC_DEFAULTS = {
+    "dnsPolicy": "ClusterFirst",
+    "restartPolicy": "Always",
+    "schedulerName": "default-scheduler",
+    "securityContext": {},
+    "terminationGracePeriodSeconds": 30,
+}
+
+
+def create_and_get(server, ns: str, manifest: dict) -> dict:
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(manifest))
+    kind, name = manifest["kind"].lower(), manifest["metadata"]["name"]
+    return json.loads(server.kubectl("-n", ns, "get", kind, name, "-o", "json").stdout)
+
+
+def test_deployment_defaults(server, ns):
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx", "ports": [{"containerPort": 80}]}]},
+            },
+        },
+    }
+    spec = create_and_get(server, ns, manifest)["spec"]
+    assert spec["replicas"] == 1
+    assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
+    assert spec["revisionHistoryLimit"] == 10
+    assert spec["progressDeadlineSeconds"] == 600
+    template_spec = spec["template"]["spec"]
+    assert {k: template_spec[k] for k in TEMPLATE_SPEC_DEFAULTS} == TEMPLATE_SPEC_DEFAULTS
+    # Pods only: a template gets no enableServiceLinks
+    assert "enableServiceLinks" not in template_spec
+    assert template_spec["containers"] == [
+        {
+            "name": "nginx",
+            "image": "nginx",
+            "imagePullPolicy": "Always",
+            "ports": [{"containerPort": 80, "protocol": "TCP"}],
+            **CONTAINER_DEFAULTS,
+        }
+    ]
+
+
+def test_pod_defaults(server, ns):
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "busybox:1.36",
+                    "readinessProbe": {"httpGet": {"port": 8080}},
+                    "resources": {"limits": {"cpu": "100m"}},
+                }
+            ],
+            "volumes": [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "scratch"}],
+        },
+    }
+    spec = create_and_get(server, ns, manifest)["spec"]
+    assert {k: spec[k] for k in TEMPLATE_SPEC_DEFAULTS} == TEMPLATE_SPEC_DEFAULTS
+    assert spec["enableServiceLinks"] is True
+    container = spec["containers"][0]
+    assert container["terminationMessagePath"] == "/dev/termination-log"
+    assert container["terminationMessagePolicy"] == "File"
+    assert container["imagePullPolicy"] == "IfNotPresent"
+    assert container["resources"] == {"limits": {"cpu": "100m"}, "requests": {"cpu": "100m"}}
+    assert container["readinessProbe"] == {
+        "httpGet": {"path": "/", "port": 8080, "scheme": "HTTP"},
+        "timeoutSeconds": 1,
+        "periodSeconds": 10,
+        "successThreshold": 1,
+        "failureThreshold": 3,
+    }
+    assert spec["volumes"] == [
+        {"name": "cfg", "configMap": {"name": "c", "defaultMode": 420}},
+        {"name": "scratch", "emptyDir": {}},
+    ]
+
+
+def test_job_defaults_and_generated_selector(server, ns):
+    manifest = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "pi"},
+        "spec": {
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [{"name": "pi", "image": "perl:5.34"}]},
+            }
+        },
+    }
+    # the create response itself carries the defaults
+    created = json.loads(
+        server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=yaml.safe_dump(manifest)).stdout
+    )
+    job = json.loads(server.kubectl("-n", ns, "get", "job", "pi", "-o", "json").stdout)
+    assert created["spec"] == job["spec"]
+    uid = job["metadata"]["uid"]
+    spec = job["spec"]
+    generated = {
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": "pi",
+        "controller-uid": uid,
+        "job-name": "pi",
+    }
+    assert spec["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    assert spec["template"]["metadata"]["labels"] == generated
+    assert job["metadata"]["labels"] == generated
+    assert {k: spec[k] for k in ("backoffLimit", "completions", "parallelism", "completionMode", "suspend")} == {
+        "backoffLimit": 6,
+        "completions": 1,
+        "parallelism": 1,
+        "completionMode": "NonIndexed",
+        "suspend": False,
+    }
+    assert spec["manualSelector"] is False
+    assert spec["podReplacementPolicy"] == "TerminatingOrFailed"
+    assert spec["template"]["spec"]["restartPolicy"] == "Never"
+    assert spec["template"]["spec"]["containers"][0]["terminationMessagePath"] == "/dev/termination-log"
+    # kubectl shows the generated selector
+    out = server.kubectl("-n", ns, "get", "job", "pi", "-o", "wide").stdout
+    assert f"batch.kubernetes.io/controller-uid={uid}" in out
+
+
+def test_cronjob_defaults(server, ns):
+    manifest = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "hello"},
+        "spec": {
+            "schedule": "*/5 * * * *",
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        "spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox:1.36"}]}
+                    }
+                }
+            },
+        },
+    }
+    spec = create_and_get(server, ns, manifest)["spec"]
+    assert spec["concurrencyPolicy"] == "Allow"
+    assert spec["suspend"] is False
+    assert spec["successfulJobsHistoryLimit"] == 3
+    assert spec["failedJobsHistoryLimit"] == 1
+    job_spec = spec["jobTemplate"]["spec"]
+    # a job template is not a Job: no job defaults there, only the pod template's
+    assert "backoffLimit" not in job_spec and "completions" not in job_spec
+    template_spec = job_spec["template"]["spec"]
+    assert template_spec["restartPolicy"] == "OnFailure"
+    assert template_spec["dnsPolicy"] == "ClusterFirst"
+    assert template_spec["containers"][0]["imagePullPolicy"] == "IfNotPresent"

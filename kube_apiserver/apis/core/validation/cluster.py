@@ -145,7 +145,7 @@ def validate_non_special_ip(ip: str, path: str) -> list[StatusCause]:
     return causes
 
 
-def _endpoint_address(address: dict[str, Any], path: str) -> list[StatusCause]:
+def _endpoint_address(address: dict[str, Any], path: str, own: bool) -> list[StatusCause]:
     ip = as_str(address.get("ip"))
     causes = is_valid_ip(f"{path}.ip", ip)
     if as_str(address.get("hostname")):
@@ -153,6 +153,11 @@ def _endpoint_address(address: dict[str, Any], path: str) -> list[StatusCause]:
     node_name = address.get("nodeName")
     if isinstance(node_name, str):
         causes += [field_invalid(f"{path}.nodeName", node_name, m) for m in name_is_dns_subdomain(node_name)]
+    if own:
+        # The apiserver's own endpoints carry its advertised address. kube-apiserver never advertises
+        # a loopback address (it picks a host interface instead); this server may, when it serves on
+        # loopback only, so its own record is exempt from the special-address rule.
+        return causes
     return causes + validate_non_special_ip(ip, f"{path}.ip")
 
 
@@ -178,15 +183,17 @@ def _endpoint_port(port: dict[str, Any], require_name: bool, path: str) -> list[
 
 def validate_endpoints(obj: dict[str, Any]) -> list[StatusCause]:
     causes: list[StatusCause] = []
+    meta = as_dict(obj.get("metadata"))
+    own = meta.get("namespace") == "default" and meta.get("name") == "kubernetes"
     for i, subset in enumerate(map(as_dict, as_list(obj.get("subsets")))):
         path = f"subsets[{i}]"
         addresses, not_ready = as_list(subset.get("addresses")), as_list(subset.get("notReadyAddresses"))
         if not addresses and not not_ready:
             causes.append(field_required(path, "must specify `addresses` or `notReadyAddresses`"))
         for j, address in enumerate(addresses):
-            causes += _endpoint_address(as_dict(address), f"{path}.addresses[{j}]")
+            causes += _endpoint_address(as_dict(address), f"{path}.addresses[{j}]", own)
         for j, address in enumerate(not_ready):
-            causes += _endpoint_address(as_dict(address), f"{path}.notReadyAddresses[{j}]")
+            causes += _endpoint_address(as_dict(address), f"{path}.notReadyAddresses[{j}]", own)
         ports = as_list(subset.get("ports"))
         for j, port in enumerate(ports):
             causes += _endpoint_port(as_dict(port), len(ports) > 1, f"{path}.ports[{j}]")

@@ -80,6 +80,8 @@ def _json_object_error(raw: bytes) -> str:
     except json.JSONDecodeError as e:
         if e.msg.startswith("Expecting value") and e.pos < len(text):
             return f"invalid character '{text[e.pos]}' looking for beginning of value"
+        if e.msg.startswith("Expecting property name") and e.pos < len(text):
+            return f"invalid character '{text[e.pos]}' looking for beginning of object key string"
         if e.pos >= len(text.rstrip()):
             return "unexpected end of JSON input"
         return f"invalid character '{text[e.pos]}' after top-level value" if e.msg == "Extra data" else e.msg

@@ -41,7 +41,7 @@ def go_field_name(json_name: str) -> str:
 def _show(value: Any) -> str:
     if value is None:
         return "nil"
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
 
 
 def cmp_diff(type_name: str, old: Any, new: Any) -> str:

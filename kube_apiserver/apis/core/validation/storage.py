@@ -275,6 +275,16 @@ def validate_persistent_volume_claim(obj: dict[str, Any]) -> list[StatusCause]:
 _BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 
 
+def _quantities_by_value(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with its resource quantities as values: "1Gi" and "1024Mi" are the same request."""
+    out = copy.deepcopy(spec)
+    resources = as_dict(out.get("resources"))
+    for key in ("requests", "limits"):
+        if key in resources:
+            resources[key] = normalize_quantities(resources[key])
+    return out
+
+
 def validate_persistent_volume_claim_update(new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
     causes: list[StatusCause] = []
     new_spec, old_spec = copy.deepcopy(as_dict(new.get("spec"))), copy.deepcopy(as_dict(old.get("spec")))
@@ -307,12 +317,7 @@ def validate_persistent_volume_claim_update(new: dict[str, Any], old: dict[str, 
     if bound and new_requests:
         new_requests["storage"] = old_requests.get("storage")
     new_spec["volumeAttributesClassName"] = old_spec.get("volumeAttributesClassName")
-    for s in (new_spec, old_spec):
-        res = as_dict(s.get("resources"))
-        for key in ("requests", "limits"):
-            if key in res:
-                res[key] = normalize_quantities(res[key])
-    if normalize(new_spec) != normalize(old_spec):
+    if normalize(_quantities_by_value(new_spec)) != normalize(_quantities_by_value(old_spec)):
         diff = cmp_diff("core.PersistentVolumeClaimSpec", old_spec, new_spec)
         detail = f"spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n{diff}"
         causes.append(field_forbidden("spec", detail))

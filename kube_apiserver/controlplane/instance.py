@@ -247,38 +247,8 @@ def _install_openapi(root: GenericAPIServer) -> None:
         for version in group.versions:
             key = f"apis/{group.name}/{version}" if group.name else f"api/{version}"
             gvs[key] = group.resources.get(version, [])
-    index, docs = openapi.build_v3(gvs)
-    v2 = openapi.build_v2([s for specs in gvs.values() for s in specs])
-
-    async def send_doc(req: Request, doc: openapi.CachedDocument, cache: str) -> None:
-        etag = f'"{doc.etag}"'
-        headers = [(b"etag", etag.encode()), (b"cache-control", cache.encode()), (b"vary", b"Accept")]
-        if req.header("if-none-match") == etag:
-            await req.send({"type": "http.response.start", "status": 304, "headers": headers})
-            await req.send({"type": "http.response.body", "body": b""})
-            return
-        await send_bytes(req.send, 200, doc.body, "application/json", headers)
-
-    async def serve_v2(req: Request) -> None:
-        accept = req.header("accept")
-        if accept and "protobuf" in accept and "json" not in accept and "*/*" not in accept:
-            from kube_apiserver.runtime.errors import new_not_acceptable
-
-            raise new_not_acceptable()
-        await send_doc(req, v2, "no-cache, private")
-
-    async def serve_v3_index(req: Request) -> None:
-        await send_doc(req, index, "no-cache, private")
-
-    async def serve_v3_doc(req: Request) -> None:
-        doc = docs.get(req.path[len("/openapi/v3/") :].strip("/"))
-        if doc is None:
-            from kube_apiserver.runtime.errors import new_not_found_path
-
-            raise new_not_found_path()
-        cache = "public, immutable" if req.param("hash") == doc.etag else "no-cache, private"
-        await send_doc(req, doc, cache)
-
-    root.mux.handle("/openapi/v2", serve_v2)
-    root.mux.handle("/openapi/v3", serve_v3_index)
-    root.mux.handle_prefix("/openapi/v3/", serve_v3_doc)
+    # Built on first request and served from memory afterwards (kube-openapi's cached values).
+    handlers = openapi.make_handlers(openapi.OpenAPIDocuments(gvs))
+    root.mux.handle("/openapi/v2", handlers["/openapi/v2"])
+    root.mux.handle("/openapi/v3", handlers["/openapi/v3"])
+    root.mux.handle_prefix("/openapi/v3/", handlers["/openapi/v3/"])

@@ -29,14 +29,14 @@ def _cells(line: str) -> list[str]:
 
 @pytest.mark.parametrize("version", [None, "1.27"], ids=["kubectl-1.33", "kubectl-1.27"])
 def test_get_watch_prints_changes(server, ns, version):
-    server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=_cm("before", {"a": "1"}))
+    server.kubectl("-n", ns, "create", "-f", "-", input=_cm("before", {"a": "1"}))
     proc = server.kubectl_popen("-n", ns, "get", "configmaps", "-w", "--request-timeout=60s", version=version)
     try:
         out = LineReader(proc.stdout)
         out.wait_for(lambda line: _cells(line)[:3] == ["NAME", "DATA", "AGE"], message="the header")
         out.wait_for(lambda line: _cells(line)[:2] == ["before", "1"], message="the existing object")
 
-        server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=_cm("during", {"a": "1"}))
+        server.kubectl("-n", ns, "create", "-f", "-", input=_cm("during", {"a": "1"}))
         out.wait_for(lambda line: _cells(line)[:2] == ["during", "1"], message="the created object")
 
         server.kubectl("-n", ns, "patch", "configmap", "during", "--type=merge", "-p", '{"data":{"b":"2"}}')
@@ -59,7 +59,7 @@ def test_get_watch_output_watch_events(server, ns):
     try:
         out = LineReader(proc.stdout)
         # With no objects the header comes with the first event.
-        server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=_cm("ev", {"a": "1"}))
+        server.kubectl("-n", ns, "create", "-f", "-", input=_cm("ev", {"a": "1"}))
         out.wait_for(lambda line: _cells(line)[:3] == ["ADDED", "ev", "1"], message="ADDED")
         server.kubectl("-n", ns, "label", "configmap", "ev", "x=y")
         out.wait_for(lambda line: _cells(line)[:3] == ["MODIFIED", "ev", "1"], message="MODIFIED")
@@ -72,7 +72,7 @@ def test_get_watch_output_watch_events(server, ns):
 
 
 def test_get_watch_single_object_as_json(server, ns):
-    server.kubectl("-n", ns, "create", "-f", "-", "--validate=false", input=_cm("one", {"a": "1"}))
+    server.kubectl("-n", ns, "create", "-f", "-", input=_cm("one", {"a": "1"}))
     proc = server.kubectl_popen("-n", ns, "get", "configmap", "one", "-w", "-o", 'jsonpath={.data}{"\\n"}')
     try:
         out = LineReader(proc.stdout)

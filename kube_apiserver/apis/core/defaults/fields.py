@@ -2,20 +2,14 @@
 
 Objects are decoded JSON, so a defaulter must cope with any shape: a field of the wrong type is left
 alone (validation or the schema layer reports it), never an exception. The helpers spell the Go
-zero-value tests defaulters are written with:
-
-  absent(obj, key)  a pointer, map or slice field that is nil (missing or JSON null)
-  empty(obj, key)   a string/number field at its zero value ("" / 0), or nil
+zero-value tests defaulters are written with: a pointer, map or slice field is nil when it is missing
+or JSON null (default); a string or number field is also unset at "" or 0 (default_zero).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-
-
-def absent(obj: dict[str, Any], key: str) -> bool:
-    return obj.get(key) is None
 
 
 def empty(obj: dict[str, Any], key: str) -> bool:

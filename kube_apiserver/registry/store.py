@@ -18,6 +18,7 @@ import orjson
 from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.storage import errors as serrors
@@ -43,12 +44,17 @@ class DeleteResult:
 
 
 def key_root(spec: ResourceSpec) -> str:
-    base = spec.storage_key or spec.resource
-    return f"/registry/{spec.group}/{base}/" if spec.group else f"/registry/{base}/"
+    """The storage prefix of the resource, or of the resource it shares storage with: storage_key is a
+    GroupResource ("events" is core's events, "<resource>.<group>" another group's), as kube-apiserver
+    keeps cohabitating resources under the first one's prefix (events.k8s.io events in /registry/events/)."""
+    group, base = spec.group, spec.resource
+    if spec.storage_key:
+        base, _, group = spec.storage_key.partition(".")
+    return f"/registry/{group}/{base}/" if group else f"/registry/{base}/"
 
 
 class Store:
-    def __init__(self, spec: ResourceSpec, storage: Cacher, strategy: RESTStrategy) -> None:
+    def __init__(self, spec: ResourceSpec, storage: Cacher | VersionedStorage, strategy: RESTStrategy) -> None:
         self.spec = spec
         self.storage = storage
         self.strategy = strategy
@@ -146,6 +152,8 @@ class Store:
         if generated:
             meta["name"] = metautil.generate_name(meta["generateName"])
         self.strategy.prepare_for_create(obj)
+        # kube decodes what it stored, defaulting it again: fields prepare reset (status) get theirs
+        self.strategy.default(obj)
         self.strategy.canonicalize(obj)
         causes = self.strategy.validate(obj)
         if causes:

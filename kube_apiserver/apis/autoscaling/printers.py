@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.apis.autoscaling.conversion import hpa_v1_to_v2
 from kube_apiserver.apis.printing import AGE_COLUMN, NAME_COLUMN, age, col, d, dicts, get, name, num, text
 from kube_apiserver.registry.resource_spec import TablePrinter
 
@@ -21,6 +22,8 @@ def _qty(value: Any) -> str:
 
 def _metrics(hpa: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """spec.metrics and status.currentMetrics, mapping autoscaling/v1's CPU fields onto them."""
+    if hpa.get("apiVersion") == "autoscaling/v1":  # with the metrics its round-trip annotations keep
+        hpa = hpa_v1_to_v2(hpa)
     spec = d(hpa.get("spec"))
     status = d(hpa.get("status"))
     specs = dicts(spec.get("metrics"))

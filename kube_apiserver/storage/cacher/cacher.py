@@ -17,7 +17,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -59,6 +59,9 @@ class CacheEvent:
     # Encoded frames of this event, per representation, made once for all watchers that want it.
     frames: dict[Any, bytes] = field(default_factory=dict)
     _left: CacheEvent | None = None
+    # This event in other served versions of the resource (VersionConverter.event), each made once
+    # and shared, frames included, by every watcher of that version.
+    versions: dict[str, CacheEvent] | None = None
 
     def left_selection(self) -> CacheEvent:
         """The DELETED event a watcher gets when the object no longer matches its selector."""
@@ -74,13 +77,29 @@ class CacheEvent:
 Predicate = Callable[[dict[str, Any]], bool]
 
 
+class VersionConverter(Protocol):
+    """Serves the cached objects (kept in the storage version) in another version of the resource."""
+
+    def stored(self, item: StoredObject) -> StoredObject:
+        """item in the served version (made once per stored state, then reused)."""
+        ...
+
+    def event(self, ev: CacheEvent) -> CacheEvent:
+        """ev in the served version (made once per event, then shared by the watchers of that version)."""
+        ...
+
+
 class CacheWatcher:
     """One client's watch: a queue the cacher fills; the endpoint handler drains it."""
 
-    def __init__(self, cacher: Cacher, prefix: str, predicate: Predicate | None) -> None:
+    def __init__(
+        self, cacher: Cacher, prefix: str, predicate: Predicate | None, converter: VersionConverter | None = None
+    ) -> None:
         self.cacher = cacher
         self.prefix = prefix
         self.predicate = predicate
+        # None: the watcher reads the storage version, the events as the cacher holds them.
+        self.converter = converter
         self.queue: asyncio.Queue[CacheEvent | None] = asyncio.Queue()
         self.closed = False
         self.overflowed = False
@@ -88,6 +107,8 @@ class CacheWatcher:
     def offer(self, ev: CacheEvent) -> None:
         if self.closed or not ev.key.startswith(self.prefix):
             return
+        if self.converter is not None:
+            ev = self.converter.event(ev)  # selectors see the object in the version the client reads
         pred = self.predicate
         if pred is not None:
             now = pred(ev.object.obj) if ev.type != DELETED else False
@@ -243,7 +264,8 @@ class Cacher:
             raise KeyNotFoundError(key)
         return obj
 
-    def list_cached(self, prefix: str, opts: ListOptions) -> ListResult:
+    def list_cached(self, prefix: str, opts: ListOptions, converter: VersionConverter | None = None) -> ListResult:
+        """The cached objects under prefix; with a converter, in its version (selected in that version too)."""
         keys = self.keys
         i = bisect.bisect_left(keys, max(prefix, opts.start_key))
         items: list[StoredObject] = []
@@ -254,6 +276,8 @@ class Cacher:
             if not key.startswith(prefix):
                 break
             item = objects[key]
+            if converter is not None:
+                item = converter.stored(item)
             i += 1
             if pred is not None and not pred(item.obj):
                 continue
@@ -318,17 +342,22 @@ class Cacher:
     # --- watch ---
 
     async def start_watch(
-        self, prefix: str, revision: int | None, predicate: Predicate | None = None
+        self,
+        prefix: str,
+        revision: int | None,
+        predicate: Predicate | None = None,
+        converter: VersionConverter | None = None,
     ) -> tuple[CacheWatcher, list[CacheEvent]]:
         """Register a watcher. revision None: start with the current state as ADDED events (rv "" or "0");
-        otherwise replay the window after revision. Returns the watcher and its initial events."""
+        otherwise replay the window after revision. Returns the watcher and its initial events; with a
+        converter, every event is in the converter's version."""
         await self._ready.wait()
         if revision is not None and revision > self.revision:
             await self.wait_until(revision)
-        watcher = CacheWatcher(self, prefix, predicate)
+        watcher = CacheWatcher(self, prefix, predicate, converter)
         initial: list[CacheEvent] = []
         if revision is None:
-            for item in self.list_cached(prefix, ListOptions(predicate=predicate)).items:
+            for item in self.list_cached(prefix, ListOptions(predicate=predicate), converter).items:
                 initial.append(CacheEvent(ADDED, item.key, item, None, item.revision))
         else:
             if revision < self.window_start:

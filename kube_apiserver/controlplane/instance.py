@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
-from kube_apiserver.apis import builtin_resources
+from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
@@ -30,6 +30,7 @@ from kube_apiserver.endpoints.request import Request, send_bytes
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store, key_root
 from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
 from kube_apiserver.server.healthz import install_health_checks
 from kube_apiserver.server.metrics import CALLBACKS, serve_metrics
@@ -71,14 +72,33 @@ class ControlPlaneConfig:
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
+    """One watch cache per storage prefix, shared by every version (and cohabitating group) of the resource."""
     prefix = key_root(spec)
-    if prefix in cachers:
-        # The same resource in another version of its group: kept apart until conversion between
-        # the versions exists (the built-in types issue).
-        prefix = prefix[:-1] + f".{spec.version}/"
-    cacher = Cacher(storage, prefix, history_size=size)
-    cachers[prefix] = cacher
-    return cacher
+    if prefix not in cachers:
+        cachers[prefix] = Cacher(storage, prefix, history_size=size)
+    return cachers[prefix]
+
+
+def _storage_versions(specs: list[ResourceSpec]) -> dict[str, str]:
+    """Storage prefix → the apiVersion its objects are kept in: that of the resource's own group (not a
+    cohabitant's, as events.k8s.io's events are core's) in its preferred version (the storage factory's
+    default encoding: autoscaling/v2 for HPAs)."""
+    best: dict[str, tuple[tuple[bool, int], str]] = {}
+    for spec in specs:
+        if spec.persisted:
+            rank = (bool(spec.storage_key), -GROUP_PRIORITY.get((spec.group, spec.version), (0, 0))[1])
+            prefix = key_root(spec)
+            if prefix not in best or rank < best[prefix][0]:
+                best[prefix] = (rank, spec.group_version)
+    return {prefix: version for prefix, (_, version) in best.items()}
+
+
+def _storage_in_version(cacher: Cacher, spec: ResourceSpec, stored_as: dict[str, str], scheme: Any) -> Any:
+    """The cacher itself for the storage version; for another version, the cacher seen through conversion."""
+    storage_version = stored_as[cacher.prefix]
+    if spec.group_version == storage_version:
+        return cacher
+    return VersionedStorage(cacher, spec.group_version, storage_version, scheme)
 
 
 def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
@@ -93,6 +113,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         by_gv.setdefault((spec.group, spec.version), []).append(spec)
 
     scheme = build_scheme()
+    stored_as = _storage_versions(builtin_resources())
     namespace_cacher: Cacher | None = None
     group_versions: dict[str, list[APIGroupVersion]] = {}
     for (group, version), specs in by_gv.items():
@@ -103,7 +124,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
                 continue
             cacher = _cacher_for(config.storage, spec, cachers, config.watch_cache_size)
             strategy = _STRATEGIES.get((spec.group, spec.resource), RESTStrategy)(spec, scheme)
-            store = Store(spec, cacher, strategy)
+            store = Store(spec, _storage_in_version(cacher, spec, stored_as, scheme), strategy)
             chain.stores[(group, version, spec.resource)] = store
             if spec.group == "" and spec.resource == "namespaces":
                 namespace_cacher = cacher
@@ -189,8 +210,9 @@ def _unique(stores: list[Store]) -> list[Store]:
     seen: set[int] = set()
     out = []
     for s in stores:
-        if id(s.storage) not in seen:
-            seen.add(id(s.storage))
+        cacher = getattr(s.storage, "cacher", s.storage)  # versions of one resource share one cacher
+        if id(cacher) not in seen:
+            seen.add(id(cacher))
             out.append(s)
     return out
 

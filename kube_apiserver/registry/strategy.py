@@ -25,6 +25,9 @@ _STATUS_STRUCTS: dict[tuple[str, str], dict[str, Any]] = {
     ("networking.k8s.io", "Ingress"): {"loadBalancer": {}},
 }
 
+# Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
+_STATUS_KEPT = {("", "Node")}
+
 # Kinds whose names are DNS-1123 labels rather than subdomains (validation.ValidateNamespaceName, ...).
 _LABEL_NAMED = {
     ("", "Namespace"),
@@ -57,7 +60,7 @@ class RESTStrategy:
     # --- create ---
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        if self.has_status:
+        if self.has_status and (self.spec.group, self.spec.kind) not in _STATUS_KEPT:
             # A new object's status is the Go zero value kube writes back: {} with the fields
             # that have no omitempty (replicas: 0, ...).
             obj["status"] = self.zero_status()

@@ -308,6 +308,9 @@ class _Walker:
         if drop:
             for key in drop:
                 del obj[key]
+        if path and node.go_type == "v1.ObjectMeta" and "creationTimestamp" not in obj:
+            # An embedded ObjectMeta (a template's) writes its zero creationTimestamp as null.
+            obj["creationTimestamp"] = None
 
 
 def _count_keys(value: Any) -> int:

@@ -22,6 +22,7 @@ from kube_apiserver.endpoints.openapi.render import (
     path_item_v3,
     referenced,
 )
+from kube_apiserver.endpoints.openapi.resource_routes import resource_paths
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime.schema.definitions import (
     KUBERNETES_VERSION,
@@ -85,7 +86,7 @@ def _paths_by_document(group_versions: dict[str, list[ResourceSpec]]) -> dict[st
         root = routes.group_version_root(group, version)
         paths[root.path] = root
         for spec in specs:
-            for path, item in routes.resource_paths(spec).items():
+            for path, item in resource_paths(spec).items():
                 if path in paths:
                     paths[path].operations.extend(item.operations)
                 else:

@@ -191,3 +191,92 @@ def test_objects_made_the_usual_way_are_accepted(server, ns) -> None:
     assert job["spec"]["selector"] == {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
     kc("label", "job", "once", "team=a")  # an update re-validates the whole job
     server.kubectl("delete", "priorityclass", f"high-{ns}")
+
+
+VALID_OBJECTS = """
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: busybox}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: deny}
+spec:
+  podSelector: {}
+  policyTypes: [Ingress, Egress]
+  ingress:
+  - from: [{ipBlock: {cidr: 10.0.0.0/8, except: [10.1.0.0/16]}}, {namespaceSelector: {matchLabels: {team: a}}}]
+    ports: [{port: 8080, endPort: 8090}, {port: http}]
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: leader}
+spec: {holderIdentity: me, leaseDurationSeconds: 15}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-1, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+endpoints: [{addresses: [10.0.0.7]}]
+ports: [{name: http, port: 80}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 3
+  metrics: [{type: Resource, resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}}]
+  behavior: {scaleDown: {policies: [{type: Pods, value: 1, periodSeconds: 60}]}}
+"""
+
+CLUSTER_OBJECTS = """
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast-%(suffix)s}
+provisioner: example.com/fast
+parameters: {type: ssd}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata-%(suffix)s}
+handler: kata
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx-%(suffix)s}
+spec: {controller: k8s.io/ingress-nginx}
+"""
+
+
+def test_valid_objects_of_other_groups_are_accepted(server, ns) -> None:
+    server.kubectl("-n", ns, "apply", "-f", "-", input=VALID_OBJECTS)
+    cluster = CLUSTER_OBJECTS % {"suffix": ns}
+    server.kubectl("apply", "-f", "-", input=cluster)
+    # an update of a StorageClass may not touch its parameters
+    changed = cluster.replace("type: ssd", "type: hdd")
+    res = server.kubectl("apply", "-f", "-", input=changed, check=False)
+    assert res.returncode != 0
+    assert (
+        f'The StorageClass "fast-{ns}" is invalid: parameters: Forbidden: updates to parameters are forbidden.'
+        in res.stderr
+    )
+    server.kubectl("delete", "-f", "-", input=cluster)

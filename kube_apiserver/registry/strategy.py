@@ -14,6 +14,7 @@ from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.schema.structural import schema_for_kind, zero_value
 from kube_apiserver.runtime.scheme import Scheme
+from kube_apiserver.runtime.validation.names import is_dns1035_label
 from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, validate_object_meta_update
 
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
@@ -28,16 +29,10 @@ _STATUS_STRUCTS: dict[tuple[str, str], dict[str, Any]] = {
 # Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
 _STATUS_KEPT = {("", "Node")}
 
-# Kinds whose names are DNS-1123 labels rather than subdomains (validation.ValidateNamespaceName, ...).
-_LABEL_NAMED = {
-    ("", "Namespace"),
-    ("", "Service"),
-    ("", "ReplicationController"),
-    ("apps", "Deployment"),
-    ("apps", "StatefulSet"),
-    ("apps", "DaemonSet"),
-    ("apps", "ReplicaSet"),
-}
+# Kinds whose names are DNS-1123 labels rather than subdomains (ValidateNamespaceName,
+# ValidateStatefulSetName), and the Service's DNS-1035 label (ValidateServiceName).
+_LABEL_NAMED = {("", "Namespace"), ("apps", "StatefulSet")}
+_DNS1035_NAMED = {("", "Service")}
 # Kinds whose names only have to be valid path segments (RBAC).
 _PATH_SEGMENT_NAMED = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
 
@@ -83,6 +78,8 @@ class RESTStrategy:
         key = (self.spec.group, self.spec.kind)
         if key in _LABEL_NAMED:
             return metautil.is_dns1123_label
+        if key in _DNS1035_NAMED:
+            return is_dns1035_label
         if self.spec.kind in _PATH_SEGMENT_NAMED or self.spec.group in (
             "rbac.authorization.k8s.io",
             "flowcontrol.apiserver.k8s.io",

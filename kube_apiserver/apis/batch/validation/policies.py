@@ -34,7 +34,7 @@ def validate_pod_failure_policy(spec: dict[str, Any], path: str) -> list[StatusC
         errs.append(field.too_many(rules_path, len(rules), MAX_POD_FAILURE_POLICY_RULES))
     pod_spec = field.as_dict(field.as_dict(spec.get("template")).get("spec"))
     names = {
-        field.as_dict(c).get("name")
+        field.as_str(field.as_dict(c).get("name"))
         for c in field.as_list(pod_spec.get("containers")) + field.as_list(pod_spec.get("initContainers"))
     }
     for i, rule in enumerate(rules):
@@ -42,7 +42,7 @@ def validate_pod_failure_policy(spec: dict[str, Any], path: str) -> list[StatusC
     return errs
 
 
-def _validate_rule(spec: dict[str, Any], rule: dict[str, Any], path: str, names: set[Any]) -> list[StatusCause]:
+def _validate_rule(spec: dict[str, Any], rule: dict[str, Any], path: str, names: set[str]) -> list[StatusCause]:
     errs = []
     action = rule.get("action", "")
     action_path = field.child(path, "action")
@@ -83,7 +83,7 @@ def _validate_on_pod_conditions(patterns: list[Any], path: str) -> list[StatusCa
     return errs
 
 
-def _validate_on_exit_codes(req: dict[str, Any], path: str, names: set[Any]) -> list[StatusCause]:
+def _validate_on_exit_codes(req: dict[str, Any], path: str, names: set[str]) -> list[StatusCause]:
     errs = []
     operator = req.get("operator", "")
     operator_path = field.child(path, "operator")
@@ -92,7 +92,7 @@ def _validate_on_exit_codes(req: dict[str, Any], path: str, names: set[Any]) -> 
     elif operator not in OPERATORS:
         errs.append(field.not_supported(operator_path, operator, OPERATORS))
     container = req.get("containerName")
-    if container is not None and container not in names:
+    if container is not None and (not isinstance(container, str) or container not in names):
         errs.append(
             field.invalid(
                 field.child(path, "containerName"),

@@ -84,6 +84,7 @@ async def run(opts: Options) -> None:
         ControlPlaneConfig(
             storage=storage,
             service_cluster_ip_range=opts.service_cluster_ip_range,
+            service_node_port_range=opts.service_node_port_range,
             advertise_address=advertise,
             secure_port=opts.secure_port,
             watch_cache_size=opts.default_watch_cache_size,

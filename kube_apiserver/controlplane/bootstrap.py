@@ -1,6 +1,7 @@
-"""The bootstrap controller (pkg/controlplane/controller/kubernetesservice and systemnamespaces):
-the system namespaces, and the `kubernetes` Service in default with its Endpoints and EndpointSlice
-pointing at this server."""
+"""The bootstrap controller (pkg/controlplane/controller/kubernetesservice, systemnamespaces and
+defaultservicecidr): the system namespaces, the default ServiceCIDR "kubernetes" mirroring
+--service-cluster-ip-range, and the `kubernetes` Service in default (its ClusterIP, the range's first,
+allocated like any other) with its Endpoints and EndpointSlice pointing at this server."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.meta import now_rfc3339
 
 log = logging.getLogger(__name__)
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+DEFAULT_SERVICE_CIDR_NAME = "kubernetes"
 
 
 def first_service_ip(cidr: str) -> str:
@@ -50,10 +53,61 @@ class BootstrapController:
             if any(current.obj.get(k) != v for k, v in obj.items() if k != "metadata"):
                 await store.patch(namespace, name, update)
 
+    async def _ensure_default_service_cidr(self, store: Store, cidrs: list[str]) -> None:
+        """The ServiceCIDR "kubernetes" mirrors --service-cluster-ip-range
+        (pkg/controlplane/controller/defaultservicecidr): created if missing, and marked Ready when
+        it has no Ready condition yet and matches the flag. A mismatch is left for the admin."""
+        try:
+            current = (await store.get("", DEFAULT_SERVICE_CIDR_NAME)).obj
+        except errors.StatusError as e:
+            if e.code != 404:
+                raise
+            obj = {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "ServiceCIDR",
+                "metadata": {"name": DEFAULT_SERVICE_CIDR_NAME},
+                "spec": {"cidrs": cidrs},
+            }
+            try:
+                current = (await store.create("", obj)).obj
+            except errors.StatusError as ce:
+                if ce.code != 409:
+                    raise
+                current = (await store.get("", DEFAULT_SERVICE_CIDR_NAME)).obj
+        if (current.get("metadata") or {}).get("deletionTimestamp"):
+            return
+        conditions = (current.get("status") or {}).get("conditions") or []
+        ready = next((c for c in conditions if isinstance(c, dict) and c.get("type") == "Ready"), None)
+        if (current.get("spec") or {}).get("cidrs") != cidrs or ready is not None and ready.get("status") != "Unknown":
+            if (current.get("spec") or {}).get("cidrs") != cidrs:
+                log.warning(
+                    "the default ServiceCIDR %s does not match --service-cluster-ip-range %s",
+                    current.get("spec"),
+                    cidrs,
+                )
+            return
+        condition = {
+            "type": "Ready",
+            "status": "True",
+            "lastTransitionTime": now_rfc3339(),
+            "reason": "",
+            "message": "Kubernetes default Service CIDR is ready",
+        }
+
+        def set_ready(old: dict[str, Any]) -> dict[str, Any]:
+            status = old.setdefault("status", {})
+            status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"] + [condition]
+            return old
+
+        await store.patch("", DEFAULT_SERVICE_CIDR_NAME, set_ready, subresource="status")
+
     async def run(self) -> None:
         ns_store = self.stores[("", "v1", "namespaces")]
         for ns in SYSTEM_NAMESPACES:
             await self._ensure(ns_store, "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        cidrs = self.stores.get(("networking.k8s.io", "v1", "servicecidrs"))
+        if cidrs is not None:
+            await self._ensure_default_service_cidr(cidrs, [self.config.service_cluster_ip_range])
         ip = first_service_ip(self.config.service_cluster_ip_range)
         port = self.config.secure_port
         addr = self.config.advertise_address
@@ -88,7 +142,7 @@ class BootstrapController:
             },
             "subsets": [{"addresses": [{"ip": addr}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}],
         }
-        await self._ensure(self.stores[("", "v1", "endpoints")], "default", endpoints, reconcile=True)
+        await self._ensure_endpoints(self.stores[("", "v1", "endpoints")], endpoints)
         slice_ = {
             "apiVersion": "discovery.k8s.io/v1",
             "kind": "EndpointSlice",
@@ -101,4 +155,15 @@ class BootstrapController:
             "endpoints": [{"addresses": [addr], "conditions": {"ready": True}}],
             "ports": [{"name": "https", "port": port, "protocol": "TCP"}],
         }
-        await self._ensure(self.stores[("discovery.k8s.io", "v1", "endpointslices")], "default", slice_, reconcile=True)
+        await self._ensure_endpoints(self.stores[("discovery.k8s.io", "v1", "endpointslices")], slice_)
+
+    async def _ensure_endpoints(self, store: Store, obj: dict[str, Any]) -> None:
+        """Upstream's endpoint reconciler only logs what it cannot write: an advertise address that
+        endpoints may not hold (loopback, link-local) leaves the kubernetes Service without endpoints
+        but the server serving."""
+        try:
+            await self._ensure(store, "default", obj, reconcile=True)
+        except errors.StatusError as e:
+            if e.code != 422:
+                raise
+            log.warning("not reconciling the kubernetes %s: %s", obj["kind"], e)

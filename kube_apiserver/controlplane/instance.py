@@ -21,6 +21,7 @@ from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.bootstrap import BootstrapController
+from kube_apiserver.controlplane.service_rest import new_service_rest
 from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers import delete as delete_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
@@ -69,6 +70,7 @@ class ControlPlaneConfig:
     secure_port: int
     watch_cache_size: int
     server_address: str = ""
+    service_node_port_range: tuple[int, int] = (30000, 32767)
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
@@ -125,6 +127,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
             cacher = _cacher_for(config.storage, spec, cachers, config.watch_cache_size)
             strategy = _STRATEGIES.get((spec.group, spec.resource), RESTStrategy)(spec, scheme)
             store = Store(spec, _storage_in_version(cacher, spec, stored_as, scheme), strategy)
+            if (spec.group, spec.resource) == ("", "services"):  # allocates ClusterIPs and NodePorts
+                store = new_service_rest(spec, cacher, scheme, config, chain.stores)
             chain.stores[(group, version, spec.resource)] = store
             if spec.group == "" and spec.resource == "namespaces":
                 namespace_cacher = cacher

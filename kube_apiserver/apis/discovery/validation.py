@@ -37,12 +37,16 @@ def validate_endpoint_slice(obj: dict[str, Any]) -> list[StatusCause]:
         errs.append(field.required("addressType", ""))
     elif address_type not in ADDRESS_TYPES:
         errs.append(field.not_supported("addressType", address_type, ADDRESS_TYPES))
-    errs.extend(_validate_endpoints(field.as_list(obj.get("endpoints")), address_type, "endpoints"))
+    meta = field.as_dict(obj.get("metadata"))
+    # The apiserver's own slice carries its advertised address, which may be loopback here (a server
+    # serving on loopback only); kube-apiserver never advertises one, so it needs no such exemption.
+    own = meta.get("namespace") == "default" and meta.get("name") == "kubernetes"
+    errs.extend(_validate_endpoints(field.as_list(obj.get("endpoints")), address_type, "endpoints", own))
     errs.extend(_validate_ports(field.as_list(obj.get("ports")), "ports"))
     return errs
 
 
-def _validate_endpoints(endpoints: list[Any], address_type: Any, path: str) -> list[StatusCause]:
+def _validate_endpoints(endpoints: list[Any], address_type: Any, path: str, own: bool = False) -> list[StatusCause]:
     if len(endpoints) > MAX_ENDPOINTS:
         return [field.too_many(path, len(endpoints), MAX_ENDPOINTS)]
     errs = []
@@ -60,10 +64,12 @@ def _validate_endpoints(endpoints: list[Any], address_type: Any, path: str) -> l
             address_path = field.index(addresses_path, j)
             if address_type == "IPv4":
                 errs.extend(is_valid_ipv4_address(address_path, address))
-                errs.extend(validate_endpoint_ip(address, address_path))
+                if not own:
+                    errs.extend(validate_endpoint_ip(address, address_path))
             elif address_type == "IPv6":
                 errs.extend(is_valid_ipv6_address(address_path, address))
-                errs.extend(validate_endpoint_ip(address, address_path))
+                if not own:
+                    errs.extend(validate_endpoint_ip(address, address_path))
             elif address_type == "FQDN":
                 errs.extend(is_fully_qualified_domain_name(address_path, address))
         node_name = endpoint.get("nodeName")

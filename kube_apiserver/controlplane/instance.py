@@ -17,7 +17,9 @@ from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
+from kube_apiserver.apis.core.pod_subresources import install_core_subresources
 from kube_apiserver.apis.scheme import build_scheme
+from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.bootstrap import BootstrapController
@@ -152,6 +154,10 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     ns_store = chain.stores[("", "v1", "namespaces")]
     ns_res = group_versions[""][0].resources["namespaces"]
     ns_res.extra[("finalize", "update")] = _finalize_handler
+    install_core_subresources(group_versions[""][0].resources, chain.stores)
+    disruption = DisruptionController(
+        chain.stores[("policy", "v1", "poddisruptionbudgets")], chain.stores[("", "v1", "pods")], chain.stores
+    )
 
     namespaced_stores = [s for s in chain.stores.values() if s.spec.namespaced]
     chain.namespace_controller = NamespaceController(ns_store, _unique(namespaced_stores))
@@ -191,6 +197,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     async def start_namespace_controller() -> None:
         assert chain.namespace_controller is not None
         await chain.namespace_controller.start()
+        await disruption.start()
 
     kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
     kube.add_post_start_hook("bootstrap-controller", bootstrap.run)

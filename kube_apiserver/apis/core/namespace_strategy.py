@@ -40,10 +40,24 @@ class NamespaceStrategy(RESTStrategy):
         self, subresource: str, new: dict[str, Any], old: dict[str, Any]
     ) -> dict[str, Any]:
         if subresource == "finalize":
-            out = copy.deepcopy(old)
-            out["spec"] = {**(old.get("spec") or {}), "finalizers": (new.get("spec") or {}).get("finalizers") or []}
-            if not out["spec"]["finalizers"]:
-                out["spec"].pop("finalizers")
+            # namespaceFinalizeStrategy resets only the status: spec and metadata come from the request
+            # (ObjectMeta update rules still apply; the system fields stay, as rest.BeforeUpdate keeps them).
+            out = copy.deepcopy(new)
+            spec = out.get("spec") if isinstance(out.get("spec"), dict) else {}
+            out["spec"] = spec
+            if not spec.get("finalizers"):
+                spec.pop("finalizers", None)
+            if "status" in old:
+                out["status"] = copy.deepcopy(old["status"])
+            else:
+                out.pop("status", None)
+            meta, old_meta = out.setdefault("metadata", {}), old.get("metadata") or {}
+            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+                if k in old_meta:
+                    meta[k] = old_meta[k]
+            labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+            labels["kubernetes.io/metadata.name"] = meta.get("name", "")
+            meta["labels"] = labels
             return out
         return super().prepare_for_subresource_update(subresource, new, old)
 

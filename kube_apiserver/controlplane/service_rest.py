@@ -20,7 +20,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from kube_apiserver.apis.core.validation.service_fields import as_dict, as_str
+from kube_apiserver.apis.core.validation.service_fields import as_dict, as_str, get_warnings_for_service
 from kube_apiserver.controlplane.ipallocator import (
     CONTROLLER_NAME,
     LABEL_IP_FAMILY,
@@ -108,6 +108,9 @@ class ServiceStrategy(RESTStrategy):
 
     def canonicalize(self, obj: dict[str, Any]) -> None:
         canonical_spec(obj)
+
+    def warnings(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
+        return super().warnings(new, old) + get_warnings_for_service(new)
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
         txn = _TXN.get()

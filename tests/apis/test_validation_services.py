@@ -271,3 +271,70 @@ def test_odd_types_do_not_raise():
         build_scheme().default(obj)
         validate(obj)
         validate_update(obj, obj)
+
+
+# --- warnings (GetWarningsForService) ---
+
+
+@pytest.mark.parametrize(
+    ("cidr", "want"),
+    [
+        ("192.12.2.0/24", []),
+        (
+            "192.12.2.0/024",
+            [
+                'non-standard CIDR value "192.12.2.0/024" will be considered invalid in a future Kubernetes release: use "192.12.2.0/24"'
+            ],
+        ),
+        (
+            "::ffff:192.12.2.0/120",
+            [
+                'non-standard CIDR value "::ffff:192.12.2.0/120" will be considered invalid in a future Kubernetes release: use "192.12.2.0/24"'
+            ],
+        ),
+        (
+            "192.12.2.8/24",
+            ['CIDR value "192.12.2.8/24" is ambiguous in this context (should be "192.12.2.0/24" or "192.12.2.8/32"?)'],
+        ),
+        (
+            "192.012.2.8/24",
+            [
+                'CIDR value "192.012.2.8/24" is ambiguous in this context (should be "192.12.2.0/24" or "192.12.2.8/32"?)',
+                'non-standard CIDR value "192.012.2.8/24" will be considered invalid in a future Kubernetes release: use "192.12.2.0/24"',
+            ],
+        ),
+        (
+            "2001:db8:0:0::/64",
+            ['IPv6 CIDR value "2001:db8:0:0::/64" should be in RFC 5952 canonical format ("2001:db8::/64")'],
+        ),
+    ],
+)
+def test_cidr_warnings(cidr, want):
+    from kube_apiserver.apis.core.validation.service_fields import get_warnings_for_cidr
+
+    path = "spec.loadBalancerSourceRanges[0]"
+    assert get_warnings_for_cidr(path, cidr) == [f"{path}: {w}" for w in want]
+
+
+def test_service_warnings():
+    from kube_apiserver.apis.core.validation.service_fields import get_warnings_for_service
+
+    obj = allocated(
+        clusterIP="10.0.0.05", clusterIPs=["10.0.0.05"], externalIPs=["::ffff:1.2.3.4"], externalName="x.io"
+    )
+    obj["metadata"]["annotations"] = {"service.kubernetes.io/topology-aware-hints": "auto"}
+    assert get_warnings_for_service(obj) == [
+        "annotation service.kubernetes.io/topology-aware-hints is deprecated, please use service.kubernetes.io/topology-mode instead",
+        'spec.clusterIPs[0]: non-standard IP address "10.0.0.05" will be considered invalid in a future Kubernetes release: use "10.0.0.5"',
+        'spec.externalIPs[0]: non-standard IP address "::ffff:1.2.3.4" will be considered invalid in a future Kubernetes release: use "1.2.3.4"',
+        'spec.externalName is ignored when spec.type is not "ExternalName"',
+    ]
+    headless = allocated(
+        clusterIP="None", clusterIPs=["None"], sessionAffinity="ClientIP", loadBalancerIP="2001:db8:0:0::2"
+    )
+    assert get_warnings_for_service(headless) == [
+        "spec.loadBalancerIP is ignored for headless services",
+        "spec.SessionAffinity is ignored for headless services",
+        'spec.loadBalancerIP: IPv6 address "2001:db8:0:0::2" should be in RFC 5952 canonical format ("2001:db8::2")',
+    ]
+    assert get_warnings_for_service(allocated()) == []

@@ -213,3 +213,15 @@ def test_restart_keeps_allocations(server_factory):
     srv.kubectl("-n", "apps", "delete", "svc", "keep")
     assert srv.kubectl("get", "ipaddress", ip, check=False).returncode == 1
     srv.kubectl("-n", "apps", "create", "service", "nodeport", "other", "--tcp=80:80", f"--node-port={port}")
+
+
+def test_non_standard_ip_warns(server, ns):
+    res = _create(server, ns, _manifest("zeros", clusterIP="10.0.0.013"))
+    assert res.stdout.strip() == "service/zeros created"
+    assert (
+        'Warning: spec.clusterIPs[0]: non-standard IP address "10.0.0.013" will be considered invalid in a future '
+        'Kubernetes release: use "10.0.0.13"'
+    ) in res.stderr
+    # The IPAddress is named after the canonical form.
+    ipa = json.loads(server.kubectl("get", "ipaddress", "10.0.0.13", "-o", "json").stdout)
+    assert ipa["spec"]["parentRef"]["name"] == "zeros"

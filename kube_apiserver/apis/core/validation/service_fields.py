@@ -139,3 +139,105 @@ def validate_load_balancer_status(lb: Any, spec: dict[str, Any]) -> list[StatusC
             if parse_ip_sloppy(hostname) is not None:
                 causes.append(field_invalid(f"{path}[{i}].hostname", hostname, "must be a DNS name, not an IP address"))
     return causes
+
+
+# --- warnings (pkg/api/service/warnings.go GetWarningsForService; util/validation GetWarningsForIP/CIDR) ---
+
+
+def get_warnings_for_ip(path: str, value: str) -> list[str]:
+    """Leading zeros and IPv4-mapped IPv6 are to become invalid; IPv6 should be RFC 5952 canonical."""
+    if parse_ip_sloppy(value) is None:
+        return []
+    try:
+        strict = ipaddress.ip_address(value)
+    except ValueError:
+        strict = None
+    if strict is None or isinstance(strict, ipaddress.IPv6Address) and strict.ipv4_mapped is not None:
+        shown = canonical_ip_string(value)
+        return [
+            f"{path}: non-standard IP address {go_quote(value)} will be considered invalid in a future "
+            f"Kubernetes release: use {go_quote(shown)}"
+        ]
+    if strict.version == 6 and str(strict) != value:
+        return [
+            f"{path}: IPv6 address {go_quote(value)} should be in RFC 5952 canonical format ({go_quote(str(strict))})"
+        ]
+    return []
+
+
+def canonical_ip_string(value: str) -> str:
+    addr = parse_ip_sloppy(value)
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return str(addr.ipv4_mapped)
+    return str(addr) if addr is not None else value
+
+
+def get_warnings_for_cidr(path: str, value: str) -> list[str]:
+    ip_part, _, bits = value.partition("/")
+    addr = parse_ip_sloppy(ip_part)
+    if addr is None or not bits.isascii() or not bits.isdigit():
+        return []
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None and int(bits) >= 96:
+        addr, length = addr.ipv4_mapped, int(bits) - 96  # Go hands back the IPv4 network
+    else:
+        length = int(bits)
+    if length > addr.max_prefixlen:
+        return []
+    network = ipaddress.ip_network(f"{addr}/{length}", strict=False)
+    warnings = []
+    if network.network_address != addr:
+        warnings.append(
+            f"{path}: CIDR value {go_quote(value)} is ambiguous in this context (should be "
+            f"{go_quote(str(network))} or {go_quote(f'{addr}/{addr.max_prefixlen}')}?)"
+        )
+    try:
+        strict = ipaddress.ip_address(ip_part)
+    except ValueError:
+        strict = None
+    mapped = isinstance(strict, ipaddress.IPv6Address) and strict.ipv4_mapped is not None
+    if strict is None or mapped or bits != str(int(bits)):
+        warnings.append(
+            f"{path}: non-standard CIDR value {go_quote(value)} will be considered invalid in a future "
+            f"Kubernetes release: use {go_quote(str(network))}"
+        )
+    if not warnings and isinstance(strict, ipaddress.IPv6Address) and f"{strict}/{bits}" != value:
+        warnings.append(
+            f"{path}: IPv6 CIDR value {go_quote(value)} should be in RFC 5952 canonical format "
+            f"({go_quote(f'{strict}/{bits}')})"
+        )
+    return warnings
+
+
+def get_warnings_for_service(svc: dict[str, Any]) -> list[str]:
+    annotations = as_dict(as_dict(svc.get("metadata")).get("annotations"))
+    spec = spec_of(svc)
+    svc_type = spec.get("type")
+    warnings = []
+    if "service.kubernetes.io/topology-aware-hints" in annotations:
+        warnings.append(
+            "annotation service.kubernetes.io/topology-aware-hints is deprecated, please use "
+            "service.kubernetes.io/topology-mode instead"
+        )
+    cluster_ip = as_str(spec.get("clusterIP"))
+    if cluster_ip and cluster_ip != "None":
+        for i, ip in enumerate(cluster_ips(spec)):
+            warnings += get_warnings_for_ip(f"spec.clusterIPs[{i}]", ip)
+    external_ips = [as_str(ip) for ip in as_list(spec.get("externalIPs"))]
+    if svc_type == "ClusterIP" and cluster_ip == "None":
+        if spec.get("loadBalancerIP"):
+            warnings.append("spec.loadBalancerIP is ignored for headless services")
+        if external_ips:
+            warnings.append("spec.externalIPs is ignored for headless services")
+        if spec.get("sessionAffinity") != "None":
+            warnings.append("spec.SessionAffinity is ignored for headless services")
+    for i, ip in enumerate(external_ips):
+        warnings += get_warnings_for_ip(f"spec.externalIPs[{i}]", ip)
+    if as_str(spec.get("loadBalancerIP")):
+        warnings += get_warnings_for_ip("spec.loadBalancerIP", as_str(spec.get("loadBalancerIP")))
+    for i, cidr in enumerate(as_list(spec.get("loadBalancerSourceRanges"))):
+        warnings += get_warnings_for_cidr(f"spec.loadBalancerSourceRanges[{i}]", as_str(cidr))
+    if svc_type == "ExternalName" and external_ips:
+        warnings.append('spec.externalIPs is ignored when spec.type is "ExternalName"')
+    if svc_type != "ExternalName" and as_str(spec.get("externalName")):
+        warnings.append('spec.externalName is ignored when spec.type is not "ExternalName"')
+    return warnings

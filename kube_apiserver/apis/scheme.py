@@ -1,6 +1,7 @@
 """The Scheme of the built-in groups: every group package may have
 
   defaults.py    DEFAULTERS: dict[(version, kind), Defaulter]
+                 STATUS_DEFAULTERS: dict[(version, kind), Defaulter]  (the status alone, see Scheme.default_status)
   validation.py  VALIDATORS: dict[(version, kind), Validator]
                  UPDATE_VALIDATORS: dict[(version, kind), UpdateValidator]
   conversion.py  CONVERTERS: dict[((version, kind), to_version), Converter]
@@ -43,7 +44,7 @@ GROUP_PACKAGES: dict[str, str] = {
 }
 
 
-_TABLES = ("DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS", "WARNERS")
+_TABLES = ("DEFAULTERS", "STATUS_DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS", "WARNERS")
 
 
 class _Tables:
@@ -80,6 +81,8 @@ def build_scheme() -> Scheme:
         defaults = _module(package, "defaults")
         for (version, kind), fn in getattr(defaults, "DEFAULTERS", {}).items():
             scheme.add_defaulter((group, version, kind), fn)
+        for (version, kind), fn in getattr(defaults, "STATUS_DEFAULTERS", {}).items():
+            scheme.add_status_defaulter((group, version, kind), fn)
         validation = _module(package, "validation")
         for (version, kind), fn in getattr(validation, "VALIDATORS", {}).items():
             scheme.add_validator((group, version, kind), fn)

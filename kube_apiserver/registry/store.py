@@ -153,7 +153,7 @@ class Store:
             meta["name"] = metautil.generate_name(meta["generateName"])
         self.strategy.prepare_for_create(obj)
         # kube decodes what it stored, defaulting it again: fields prepare reset (status) get theirs
-        self.strategy.default(obj)
+        self.strategy.default_status(obj)
         self.strategy.canonicalize(obj)
         causes = self.strategy.validate(obj)
         if causes:

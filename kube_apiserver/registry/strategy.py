@@ -52,6 +52,10 @@ class RESTStrategy:
     def default(self, obj: dict[str, Any]) -> None:
         self.scheme.default(obj)
 
+    def default_status(self, obj: dict[str, Any]) -> None:
+        """Defaults again after prepare_for_create, which may have reset the status (Scheme.default_status)."""
+        self.scheme.default_status(obj)
+
     # --- create ---
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:

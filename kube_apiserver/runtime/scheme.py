@@ -42,9 +42,14 @@ class Scheme:
     # (from gvk, to version) → converter; conversions go through the hub the group names.
     converters: dict[tuple[GVK, str], Converter] = field(default_factory=dict)
     warners: dict[GVK, list[Warner]] = field(default_factory=dict)
+    # The defaults of the status alone, for the kinds that declare them (see default_status).
+    status_defaulters: dict[GVK, list[Defaulter]] = field(default_factory=dict)
 
     def add_defaulter(self, gvk: GVK, fn: Defaulter) -> None:
         self.defaulters.setdefault(gvk, []).append(fn)
+
+    def add_status_defaulter(self, gvk: GVK, fn: Defaulter) -> None:
+        self.status_defaulters.setdefault(gvk, []).append(fn)
 
     def add_validator(self, gvk: GVK, fn: Validator) -> None:
         self.validators.setdefault(gvk, []).append(fn)
@@ -66,6 +71,16 @@ class Scheme:
 
     def default(self, obj: dict[str, Any]) -> None:
         for fn in self.defaulters.get(gvk_of(obj), ()):
+            fn(obj)
+
+    def default_status(self, obj: dict[str, Any]) -> None:
+        """Default an object again once prepare_for_create has reset its status, as kube does when
+        it decodes what it stored. Defaulting is idempotent, so only the new status can change: a
+        kind that declares the defaults of its status gets those alone, any other kind the whole
+        defaulting again."""
+        gvk = gvk_of(obj)
+        fns = self.status_defaulters.get(gvk)
+        for fn in self.defaulters.get(gvk, ()) if fns is None else fns:
             fn(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:

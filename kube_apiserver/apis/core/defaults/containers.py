@@ -27,22 +27,25 @@ def set_defaults_container(container: dict[str, Any]) -> None:
     for port in items(container, "ports"):
         default_zero(port, "protocol", PROTOCOL_TCP)  # +default="TCP" on ContainerPort.Protocol
     for env in items(container, "env"):
-        field_ref = child(child(env, "valueFrom"), "fieldRef")
-        if field_ref is not None:
-            set_defaults_object_field_selector(field_ref)
+        value_from = env.get("valueFrom")
+        if value_from is not None:  # most variables have a plain value: nothing to default
+            field_ref = child(value_from, "fieldRef")
+            if field_ref is not None:
+                set_defaults_object_field_selector(field_ref)
     # resources is a struct, not a pointer, in Go: kube always writes it, as {} when nothing is set.
     resources = child(container, "resources", create=True)
     if resources is not None:
         set_defaults_resource_requirements(resources)
     for name in _PROBES:
-        probe = child(container, name)
-        if probe is not None:
+        probe = container.get(name)
+        if isinstance(probe, dict):
             set_defaults_probe(probe)
-    lifecycle = child(container, "lifecycle")
-    for hook in ("postStart", "preStop"):
-        http_get = child(child(lifecycle, hook), "httpGet")
-        if http_get is not None:
-            set_defaults_http_get_action(http_get)
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for hook in ("postStart", "preStop"):
+            http_get = child(lifecycle.get(hook), "httpGet")
+            if http_get is not None:
+                set_defaults_http_get_action(http_get)
 
 
 def set_defaults_probe(probe: dict[str, Any]) -> None:

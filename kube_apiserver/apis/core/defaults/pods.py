@@ -106,8 +106,18 @@ def set_object_defaults_replication_controller(obj: dict[str, Any]) -> None:
         set_defaults_pod_template_spec(template)
 
 
+def no_status_defaults(obj: dict[str, Any]) -> None:
+    """The defaults of the status of a Pod or ReplicationController (a PodTemplate has none): kube's
+    SetObjectDefaults_* have none there, so Scheme.default_status has nothing to redo after prepare."""
+
+
 DEFAULTERS = {
     ("v1", "Pod"): set_object_defaults_pod,
     ("v1", "PodTemplate"): set_object_defaults_pod_template,
     ("v1", "ReplicationController"): set_object_defaults_replication_controller,
+}
+STATUS_DEFAULTERS = {
+    ("v1", "Pod"): no_status_defaults,
+    ("v1", "PodTemplate"): no_status_defaults,
+    ("v1", "ReplicationController"): no_status_defaults,
 }

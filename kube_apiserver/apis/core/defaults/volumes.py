@@ -4,6 +4,7 @@ volume spec of a VolumeAttachment."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kube_apiserver.apis.core.defaults.containers import set_defaults_object_field_selector
@@ -49,26 +50,30 @@ VOLUME_SOURCES = (
 )
 
 
+_VOLUME_SOURCE_NAMES = frozenset(VOLUME_SOURCES)
+
+
 def set_defaults_volume(volume: dict[str, Any]) -> None:
-    if all(volume.get(source) is None for source in VOLUME_SOURCES):
+    if not any(value is not None for key, value in volume.items() if key in _VOLUME_SOURCE_NAMES):
         volume["emptyDir"] = {}
-    for key in ("secret", "configMap"):
-        source = child(volume, key)
-        if source is not None:
-            default(source, "defaultMode", DEFAULT_MODE)
-    downward = child(volume, "downwardAPI")
-    if downward is not None:
-        default(downward, "defaultMode", DEFAULT_MODE)
-        _default_downward_api_items(downward)
-    projected = child(volume, "projected")
-    if projected is not None:
-        set_defaults_projected_volume_source(projected)
-    ephemeral_claim = child(child(volume, "ephemeral"), "volumeClaimTemplate")
-    if ephemeral_claim is not None:
-        claim_spec = child(ephemeral_claim, "spec", create=True)
-        if claim_spec is not None:
-            set_defaults_persistent_volume_claim_spec(claim_spec)
-    set_defaults_volume_sources(volume)
+    # A volume has one source in practice: default the sources it has rather than probe for all.
+    for key, source in volume.items():
+        defaulter = _VOLUME_SOURCE_DEFAULTERS.get(key)
+        if defaulter is not None and isinstance(source, dict):
+            defaulter(source)
+
+
+def set_defaults_secret_volume_source(source: dict[str, Any]) -> None:
+    default(source, "defaultMode", DEFAULT_MODE)
+
+
+def set_defaults_config_map_volume_source(source: dict[str, Any]) -> None:
+    default(source, "defaultMode", DEFAULT_MODE)
+
+
+def set_defaults_downward_api_volume_source(downward: dict[str, Any]) -> None:
+    default(downward, "defaultMode", DEFAULT_MODE)
+    _default_downward_api_items(downward)
 
 
 def set_defaults_projected_volume_source(projected: dict[str, Any]) -> None:
@@ -89,29 +94,64 @@ def _default_downward_api_items(downward: dict[str, Any]) -> None:
             set_defaults_object_field_selector(field_ref)
 
 
+def _set_defaults_ephemeral_volume_source(ephemeral: dict[str, Any]) -> None:
+    claim_template = child(ephemeral, "volumeClaimTemplate")
+    if claim_template is not None:
+        claim_spec = child(claim_template, "spec", create=True)
+        if claim_spec is not None:
+            set_defaults_persistent_volume_claim_spec(claim_spec)
+
+
+def set_defaults_host_path_volume_source(host_path: dict[str, Any]) -> None:
+    default(host_path, "type", "")  # HostPathUnset
+
+
+def set_defaults_iscsi_volume_source(iscsi: dict[str, Any]) -> None:
+    default_zero(iscsi, "iscsiInterface", "default")
+
+
+def set_defaults_rbd_volume_source(rbd: dict[str, Any]) -> None:
+    default_zero(rbd, "pool", "rbd")
+    default_zero(rbd, "user", "admin")
+    default_zero(rbd, "keyring", "/etc/ceph/keyring")
+
+
+def set_defaults_azure_disk_volume_source(azure_disk: dict[str, Any]) -> None:
+    default(azure_disk, "cachingMode", "ReadWrite")
+    default(azure_disk, "fsType", "ext4")
+    default(azure_disk, "readOnly", False)
+    default(azure_disk, "kind", "Shared")
+
+
+def set_defaults_scale_io_volume_source(scale_io: dict[str, Any]) -> None:
+    default_zero(scale_io, "storageMode", "ThinProvisioned")
+    default_zero(scale_io, "fsType", "xfs")
+
+
+# The sources a Volume and a PersistentVolumeSource share, defaulted the same way.
+_SHARED_SOURCE_DEFAULTERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "hostPath": set_defaults_host_path_volume_source,
+    "iscsi": set_defaults_iscsi_volume_source,
+    "rbd": set_defaults_rbd_volume_source,
+    "azureDisk": set_defaults_azure_disk_volume_source,
+    "scaleIO": set_defaults_scale_io_volume_source,
+}
+_VOLUME_SOURCE_DEFAULTERS: dict[str, Callable[[dict[str, Any]], None]] = {
+    **_SHARED_SOURCE_DEFAULTERS,
+    "secret": set_defaults_secret_volume_source,
+    "configMap": set_defaults_config_map_volume_source,
+    "downwardAPI": set_defaults_downward_api_volume_source,
+    "projected": set_defaults_projected_volume_source,
+    "ephemeral": _set_defaults_ephemeral_volume_source,
+}
+
+
 def set_defaults_volume_sources(source: dict[str, Any]) -> None:
     """The sources a Volume and a PersistentVolumeSource share, defaulted the same way."""
-    host_path = child(source, "hostPath")
-    if host_path is not None:
-        default(host_path, "type", "")  # HostPathUnset
-    iscsi = child(source, "iscsi")
-    if iscsi is not None:
-        default_zero(iscsi, "iscsiInterface", "default")
-    rbd = child(source, "rbd")
-    if rbd is not None:
-        default_zero(rbd, "pool", "rbd")
-        default_zero(rbd, "user", "admin")
-        default_zero(rbd, "keyring", "/etc/ceph/keyring")
-    azure_disk = child(source, "azureDisk")
-    if azure_disk is not None:
-        default(azure_disk, "cachingMode", "ReadWrite")
-        default(azure_disk, "fsType", "ext4")
-        default(azure_disk, "readOnly", False)
-        default(azure_disk, "kind", "Shared")
-    scale_io = child(source, "scaleIO")
-    if scale_io is not None:
-        default_zero(scale_io, "storageMode", "ThinProvisioned")
-        default_zero(scale_io, "fsType", "xfs")
+    for key, value in source.items():
+        defaulter = _SHARED_SOURCE_DEFAULTERS.get(key)
+        if defaulter is not None and isinstance(value, dict):
+            defaulter(value)
 
 
 def set_defaults_persistent_volume_claim_spec(spec: dict[str, Any]) -> None:

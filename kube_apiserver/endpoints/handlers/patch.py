@@ -1,115 +1,208 @@
-"""PATCH (handlers/patch.go): JSON patch, merge patch, strategic merge patch.
+"""PATCH (handlers/patch.go): JSON patch, JSON merge patch and strategic merge patch, applied to
+the stored object (again on every conflict), with kube-apiserver's answers to bad patches.
 
-Strategic merge patch here merges lists of objects by their "name" key and replaces other lists,
-which covers labels, annotations and container lists; the schema-driven version (patchMergeKey per
-field, $patch directives) and server-side apply belong to the patch issue.
+The patch formats live in runtime/strategicpatch; this module decodes the body as kube-apiserver
+does (fieldValidation Warn and Strict decode strictly first, with their own error texts), maps the
+patch errors to kube-apiserver's Status errors and hands the patch function to the Store. Server-side
+apply (application/apply-patch+yaml) is dispatched from patch_resource to its own module.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
-import jsonpatch
+import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.fieldvalidation import field_validation, typed_decode
+from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.runtime import errors
-from kube_apiserver.runtime.serializer import decode_json
+from kube_apiserver.runtime.strategicpatch import PatchError, gojson, has_schema, strategic_merge_patch
+from kube_apiserver.runtime.strategicpatch.jsonpatch import (
+    MAX_JSON_PATCH_OPERATIONS,
+    JSONPatchError,
+    MergePatchError,
+    PatchDecodeError,
+    apply_json_patch,
+    apply_merge_patch,
+    decode_json_patch,
+)
 
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    if not isinstance(target, dict):
-        target = {}
-    for k, v in patch.items():
-        if v is None:
-            target.pop(k, None)
-        else:
-            target[k] = merge_patch(target.get(k), v)
-    return target
-
-
-def _strategic_merge(target: Any, patch: Any) -> Any:
-    if isinstance(patch, dict):
-        if patch.get("$patch") == "replace":
-            return {k: v for k, v in patch.items() if k != "$patch"}
-        if patch.get("$patch") == "delete":
-            return None
-        if not isinstance(target, dict):
-            target = {}
-        for k, v in patch.items():
-            if k.startswith("$"):
-                continue
-            if v is None:
-                target.pop(k, None)
-            else:
-                merged = _strategic_merge(target.get(k), v)
-                if merged is None:
-                    target.pop(k, None)
-                else:
-                    target[k] = merged
-        return target
-    if isinstance(patch, list) and isinstance(target, list) and _keyed_by_name(patch) and _keyed_by_name(target):
-        out = [copy.deepcopy(t) for t in target]
-        index = {t["name"]: i for i, t in enumerate(out)}
-        for item in patch:
-            i = index.get(item["name"])
-            if item.get("$patch") == "delete":
-                if i is not None:
-                    out[i] = None
-                continue
-            if i is None:
-                out.append({k: v for k, v in item.items() if not k.startswith("$")})
-            else:
-                out[i] = _strategic_merge(out[i], item)
-        return [o for o in out if o is not None]
-    return copy.deepcopy(patch)
-
-
-def _keyed_by_name(items: list[Any]) -> bool:
-    return bool(items) and all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in items)
-
+# The patch types a route accepts, in kube-apiserver's order: built-in kinds also take strategic
+# merge patch, custom resources (no Go struct, so no patch tags) do not.
+BUILTIN_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
+CUSTOM_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 
 PatchFunc = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-async def patch_function(scope: RequestScope) -> PatchFunc:
-    """Decode the patch body by its Content-Type into a function that patches an object."""
-    media = negotiation.request_media_type(scope.req.header("content-type"), negotiation.PATCH_TYPES)
-    if media == "application/apply-patch+yaml":
-        raise errors.new_unsupported_media_type(media)
-    body = await scope.req.body()
-    patch = decode_json(body)
-    if media == "application/json-patch+json":
-        if not isinstance(patch, list):
-            raise errors.new_bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+class GenericServerResponse(errors.StatusError):
+    """errors.NewGenericServerResponse: a fixed message per code and an empty details object."""
+
+    def status(self) -> dict[str, Any]:
+        body = super().status()
+        code = body.pop("code")
+        body["details"] = {}
+        body["code"] = code
+        return body
+
+
+def new_patch_rejected() -> errors.StatusError:
+    """The 422 a patch that cannot be applied gets (a failed JSON patch test, a missing path, ...):
+    kube-apiserver drops the reason and answers with the generic text."""
+    return GenericServerResponse(422, "Invalid", "the server rejected our request due to an error in our request")
+
+
+def new_unsupported_patch_type(accepted: tuple[str, ...]) -> errors.StatusError:
+    return errors.StatusError(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: " + ", ".join(accepted),
+        details=False,
+    )
+
+
+def patch_error_status(e: PatchError) -> errors.StatusError:
+    """interpretStrategicMergePatchError: 400 with the text, the generic 422, or the bare error (a
+    500 without a reason)."""
+    if e.code == 400:
+        return errors.new_bad_request(e.message)
+    if e.code == 422:
+        return new_patch_rejected()
+    return errors.StatusError(500, "", e.message, details=False)
+
+
+def patch_kind(scope: RequestScope) -> tuple[str, str, str]:
+    """The group, version and kind a patch of this request is written against."""
+    if scope.info.subresource == "scale":
+        return "autoscaling", "v1", "Scale"
+    return scope.spec.group, scope.spec.version, scope.spec.kind
+
+
+def patch_media_type(scope: RequestScope) -> str:
+    """The patch type of the request (Content-Type without parameters), or 415 listing the accepted ones."""
+    media = scope.req.header("content-type").split(";", 1)[0].strip()
+    accepted = BUILTIN_PATCH_TYPES if has_schema(*patch_kind(scope)) else CUSTOM_PATCH_TYPES
+    if media not in accepted:
+        raise new_unsupported_patch_type(accepted)
+    return media
+
+
+def _check_patch_options(scope: RequestScope) -> str:
+    """ValidatePatchOptions for the non-apply patch types; returns the fieldValidation directive."""
+    directive = field_validation(scope.req)
+    if "force" in scope.req.query:
+        cause = errors.field_forbidden("force", "may not be specified for non-apply patch")
+        raise errors.new_invalid("meta.k8s.io", "PatchOptions", "", [cause])
+    return directive
+
+
+def _not_an_object(result: Any) -> errors.StatusError:
+    """A patch result that is not a JSON object cannot be decoded into the kind."""
+    text = orjson.dumps(result).decode()
+    detail = "couldn't get version/kind; json parse error: " + gojson.type_error(
+        result,
+        'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
+    )
+    return errors.new_invalid("", "", [errors.field_invalid("patch", text, detail)])
+
+
+def _json_patch_function(scope: RequestScope, body: bytes, directive: str) -> PatchFunc:
+    try:
+        ops, problems = decode_json_patch(body, strict=directive != IGNORE)
+    except PatchDecodeError as e:
+        raise errors.new_bad_request(str(e)) from None
+    if len(ops) > MAX_JSON_PATCH_OPERATIONS:
+        raise errors.StatusError(
+            413,
+            "RequestEntityTooLarge",
+            "Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}",
+            details=False,
+        )
+
+    def apply_json(obj: dict[str, Any]) -> dict[str, Any]:
+        # decoded again for every attempt: operations put their values into the document
+        fresh = orjson.loads(body) if ops else []
         try:
-            ops = jsonpatch.JsonPatch(patch)
-        except (jsonpatch.InvalidJsonPatch, TypeError, KeyError) as e:
-            raise errors.new_bad_request(
-                f"the server rejected our request due to an error in our request: {e}"
-            ) from None
+            result = apply_json_patch(obj, fresh or [])
+        except JSONPatchError:
+            raise new_patch_rejected() from None
+        if not isinstance(result, dict):
+            raise _not_an_object(result)
+        if problems:
+            if directive == STRICT:
+                text = orjson.dumps(result, option=orjson.OPT_SORT_KEYS).decode()
+                detail = "strict decoding error: " + ", ".join(problems)
+                raise errors.new_invalid("", "", [errors.field_invalid("patch", text, detail)])
+            for problem in problems:
+                scope.req.add_warning(problem)
+        return result
 
-        def apply_json_patch(obj: dict[str, Any]) -> dict[str, Any]:
-            try:
-                return ops.apply(obj, in_place=True)
-            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError, IndexError) as e:
-                raise errors.StatusError(422, "Invalid", str(e), details=False) from None
+    return apply_json
 
-        return apply_json_patch
-    if not isinstance(patch, dict):
-        raise errors.new_bad_request("the patch must be a JSON object")
-    merge = merge_patch if media == "application/merge-patch+json" else _strategic_merge
+
+def _merge_patch_function(body: bytes, directive: str) -> PatchFunc:
+    strict = directive != IGNORE
+    try:
+        patch = gojson.loads(body)
+    except gojson.GoJSONError as e:
+        raise errors.new_bad_request(f"error decoding patch: {e}" if strict else "Invalid JSON Patch") from None
+    if strict and patch is not None and not isinstance(patch, dict):
+        raise errors.new_bad_request("error decoding patch: " + gojson.type_error(patch, "map[string]interface {}"))
+    if patch is None or not isinstance(patch, dict | list):
+        raise errors.new_bad_request("Invalid JSON Patch")
 
     def apply_merge(obj: dict[str, Any]) -> dict[str, Any]:
-        return merge(obj, patch)
+        try:
+            result = apply_merge_patch(obj, orjson.loads(body))
+        except MergePatchError as e:
+            raise errors.new_bad_request(str(e)) from None
+        if not isinstance(result, dict):
+            raise _not_an_object(result)
+        return result
 
     return apply_merge
+
+
+def _strategic_patch_function(body: bytes, kind: tuple[str, str, str]) -> PatchFunc:
+    try:
+        patch = gojson.loads(body)
+    except gojson.GoJSONError as e:
+        raise errors.new_bad_request(str(e)) from None
+    if patch is None:  # decodes to a nil map: nothing to merge
+        return lambda obj: obj
+    if not isinstance(patch, dict):
+        raise errors.new_bad_request(gojson.type_error(patch, "map[string]interface {}"))
+
+    def apply_strategic(obj: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return strategic_merge_patch(obj, orjson.loads(body), *kind)
+        except PatchError as e:
+            raise patch_error_status(e) from None
+
+    return apply_strategic
+
+
+async def patch_function(scope: RequestScope) -> PatchFunc:
+    """Decode the patch body by its Content-Type into a function that patches an object (JSON
+    patch, merge patch or strategic merge patch; apply patches go to server-side apply)."""
+    media = patch_media_type(scope)
+    if media == APPLY_PATCH:
+        raise new_unsupported_patch_type(BUILTIN_PATCH_TYPES[:3])
+    body = await scope.req.body()
+    directive = _check_patch_options(scope)
+    if media == JSON_PATCH:
+        return _json_patch_function(scope, body, directive)
+    if media == MERGE_PATCH:
+        return _merge_patch_function(body, directive)
+    return _strategic_patch_function(body, patch_kind(scope))
 
 
 def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
@@ -130,6 +223,10 @@ def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
 
 
 async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
+    media = patch_media_type(scope)
+    if media == APPLY_PATCH:
+        # Server-side apply: dispatched here to its own module (it may create the object).
+        raise new_unsupported_patch_type(BUILTIN_PATCH_TYPES[:3])
     dry_run = scope.dry_run
     apply = typed_patch(scope, await patch_function(scope))
     stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource)

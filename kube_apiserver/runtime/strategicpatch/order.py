@@ -16,13 +16,19 @@ from kube_apiserver.runtime.strategicpatch.errors import MAP_TYPE, PatchError, e
 DIRECTIVE = "$patch"
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def hkey(value: Any) -> Any:
     """A dict key equal for two values exactly when Go's == on interfaces holds (1 != 1.0 != True)."""
+    t = type(value)
+    if t in _SCALARS:
+        return (t, value)
     try:
         hash(value)
     except TypeError:
         return ("unhashable", id(value))
-    return (type(value), value)
+    return (t, value)
 
 
 def merge_value(item: Any, merge_key: str, is_map: bool) -> Any:
@@ -34,7 +40,12 @@ def merge_value(item: Any, merge_key: str, is_map: bool) -> Any:
 def first_indices(items: list[Any], merge_key: str, is_map: bool) -> dict[Any, int]:
     out: dict[Any, int] = {}
     for i, item in enumerate(items):
-        out.setdefault(hkey(merge_value(item, merge_key, is_map)), i)
+        if is_map:
+            item = item.get(merge_key) if isinstance(item, dict) else None
+        t = type(item)
+        key = (t, item) if t in _SCALARS else hkey(item)
+        if key not in out:
+            out[key] = i
     return out
 
 

@@ -31,12 +31,26 @@ class Node:
     free (an object with no schema: RawExtension, FieldsV1, JSON), array, string, integer, number,
     boolean, int-or-string, quantity, any."""
 
-    __slots__ = ("kind", "format", "props", "items", "values", "required", "list_type", "map_keys", "go_type")
+    __slots__ = (
+        "kind",
+        "format",
+        "props",
+        "plain_fields",
+        "items",
+        "values",
+        "required",
+        "list_type",
+        "map_keys",
+        "go_type",
+    )
 
     def __init__(self, kind: str, go_type: str = "") -> None:
         self.kind = kind
         self.format = ""
         self.props: dict[str, Node] = {}
+        # The properties a value of the right Python type decodes as it is (strings without a format,
+        # booleans): the decoder's fast path over most of an object's fields.
+        self.plain_fields: dict[str, type] = {}
         self.items: Node | None = None
         self.values: Node | None = None
         self.required: tuple[str, ...] = ()
@@ -91,6 +105,7 @@ class _Compiler:
             if props:
                 node.kind = "object"
                 node.props = {k: self.schema(v) for k, v in props.items()}
+                node.plain_fields = {k: t for k, child in node.props.items() if (t := _plain_type(child)) is not None}
                 node.required = tuple(schema.get("required") or ())
             elif isinstance(addl, dict):
                 node.kind = "map"
@@ -116,6 +131,14 @@ class _Compiler:
             node.kind, node.go_type = "boolean", node.go_type or "bool"
         else:
             node.kind = "any"
+
+
+def _plain_type(node: Node) -> type | None:
+    if node.kind == "string" and not node.format:
+        return str
+    if node.kind == "boolean":
+        return bool
+    return None
 
 
 @cache
@@ -169,71 +192,77 @@ def _go_float(value: float) -> str:
 
 
 class _Walker:
-    __slots__ = ("report", "go_path", "struct")
+    """One decode. The walk keeps its trail (the keys and indexes from the root to the value being
+    walked) and spells paths from it only for what it reports."""
+
+    __slots__ = ("report", "trail")
 
     def __init__(self, report: DecodeReport) -> None:
         self.report = report
+        self.trail: list[str | int] = []
 
-    def type_error(self, value: Any, node: Node, struct: str, go_path: str) -> None:
+    def path(self, key: str) -> str:
+        """The path of field key of the current object: spec.containers[0].name."""
+        out = ""
+        for step in (*self.trail, key):
+            if type(step) is int:
+                out += f"[{step}]"
+            else:
+                out = f"{out}.{step}" if out else step
+        return out
+
+    def go_path(self) -> str:
+        """encoding/json's field path of the current value: the field names from the root, no indexes."""
+        return ".".join(step for step in self.trail if type(step) is str)
+
+    def type_error(self, value: Any, node: Node, owner: Node) -> None:
+        """owner is the innermost struct holding the value (Go names the field by it)."""
         if self.report.type_error:
             return
-        where = f"Go struct field {struct}.{go_path}" if struct else "Go value"
+        struct = owner.go_type.rsplit(".", 1)[-1]
+        where = f"Go struct field {struct}.{self.go_path()}" if struct else "Go value"
         self.report.type_error = f"json: cannot unmarshal {_json_kind(value)} into {where} of type {node.go_type}"
 
-    def value(self, value: Any, node: Node, path: str, struct: str, go_path: str) -> Any:
+    def value(self, value: Any, node: Node, owner: Node) -> Any:
         """The decoded value (possibly rewritten: canonical quantity), or the value unchanged on error."""
         kind = node.kind
         if kind == "object":
             if type(value) is dict:
-                self.object(value, node, path, go_path)
+                self.object(value, node)
             else:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         elif kind == "string":
             if type(value) is not str:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
             elif node.format:
                 self.string_format(value, node.format)
         elif kind == "array":
             if type(value) is list:
-                items = node.items
-                assert items is not None
-                for i, item in enumerate(value):
-                    if item is None:
-                        continue
-                    value[i] = self.value(item, items, f"{path}[{i}]", struct, go_path)
+                self.array(value, node, owner)
             else:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         elif kind == "integer":
             if type(value) is not int:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
             else:
                 lo, hi = _INT_RANGES.get(node.format, _INT_RANGES["int64"])
                 if not lo <= value <= hi and not self.report.type_error:
+                    struct = owner.go_type.rsplit(".", 1)[-1]
                     self.report.type_error = (
-                        f"json: cannot unmarshal number {value} into Go struct field {struct}.{go_path} "
+                        f"json: cannot unmarshal number {value} into Go struct field {struct}.{self.go_path()} "
                         f"of type {node.go_type}"
                     )
         elif kind == "map":
             if type(value) is dict:
-                values = node.values
-                assert values is not None
-                self.report.keys += len(value)
-                for k, v in value.items():
-                    if v is None:
-                        # null into a map element leaves the element's zero value
-                        value[k] = "" if values.kind == "string" else v
-                        continue
-                    new = self.value(v, values, f"{path}.{k}", struct, f"{go_path}.{k}")
-                    if new is not v:
-                        value[k] = new
+                self.map(value, node, owner)
             else:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         elif kind == "boolean":
             if type(value) is not bool:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         elif kind == "quantity":
             if isinstance(value, bool) or not isinstance(value, str | int | float):
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
             else:
                 try:
                     return canonical_quantity(value)
@@ -246,14 +275,49 @@ class _Walker:
                     self.report.type_error = f"json: cannot unmarshal {_json_kind(value)} into Go value of type int32"
         elif kind == "number":
             if isinstance(value, bool) or not isinstance(value, int | float):
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         elif kind == "free":
             if type(value) is dict:
                 self.report.keys += _count_keys(value)
             else:
-                self.type_error(value, node, struct, go_path)
+                self.type_error(value, node, owner)
         # "any": anything goes
         return value
+
+    def array(self, items: list[Any], node: Node, owner: Node) -> None:
+        item_node = node.items
+        assert item_node is not None
+        trail = self.trail
+        of_structs = item_node.kind == "object"
+        plain = _plain_type(item_node)
+        for i, item in enumerate(items):
+            if item is None or type(item) is plain:
+                continue
+            trail.append(i)
+            if of_structs and type(item) is dict:
+                self.object(item, item_node)
+            else:
+                items[i] = self.value(item, item_node, owner)
+            trail.pop()
+
+    def map(self, entries: dict[str, Any], node: Node, owner: Node) -> None:
+        values = node.values
+        assert values is not None
+        self.report.keys += len(entries)
+        trail = self.trail
+        plain = _plain_type(values)
+        for k, v in entries.items():
+            if type(v) is plain:
+                continue  # labels, annotations, selectors: nothing to check
+            if v is None:
+                # null into a map element leaves the element's zero value
+                entries[k] = "" if values.kind == "string" else v
+                continue
+            trail.append(k)
+            new = self.value(v, values, owner)
+            trail.pop()
+            if new is not v:
+                entries[k] = new
 
     def string_format(self, value: str, fmt: str) -> None:
         if self.report.type_error:
@@ -269,17 +333,19 @@ class _Walker:
             except (binascii.Error, ValueError):
                 self.report.type_error = f"illegal base64 data at input byte {_bad_base64_offset(value)}"
 
-    def object(self, obj: dict[str, Any], node: Node, path: str, go_path: str) -> None:
+    def object(self, obj: dict[str, Any], node: Node) -> None:
         props = node.props
-        struct = node.go_type.rsplit(".", 1)[-1]
-        self.report.keys += len(obj)
+        report = self.report
+        trail = self.trail
+        plain = node.plain_fields
+        report.keys += len(obj)
         drop: list[str] | None = None
-        prefix = f"{path}." if path else ""
-        go_prefix = f"{go_path}." if go_path else ""
         for key, value in obj.items():
+            if type(value) is plain.get(key):
+                continue
             child = props.get(key)
             if child is None:
-                self.report.unknown.append(prefix + key)
+                report.unknown.append(self.path(key))
                 if drop is None:
                     drop = []
                 drop.append(key)
@@ -290,25 +356,26 @@ class _Walker:
                     drop = []
                 drop.append(key)
                 continue
-            # Fast paths for the scalars that make up most of an object.
+            # Fast paths for integers and nested structs (plain strings and booleans are done above).
             kind = child.kind
             vtype = type(value)
-            if kind == "string":
-                if vtype is str and not child.format:
-                    continue
-            elif kind == "integer":
+            if kind == "integer":
                 if vtype is int and -(2**31) <= value < 2**31:
                     continue
-            elif kind == "boolean":
-                if vtype is bool:
-                    continue
-            new = self.value(value, child, prefix + key, struct, go_prefix + key)
+            elif kind == "object" and vtype is dict:
+                trail.append(key)
+                self.object(value, child)
+                trail.pop()
+                continue
+            trail.append(key)
+            new = self.value(value, child, node)
+            trail.pop()
             if new is not value:
                 obj[key] = new
         if drop:
             for key in drop:
                 del obj[key]
-        if path and node.go_type == "v1.ObjectMeta" and "creationTimestamp" not in obj:
+        if trail and node.go_type == "v1.ObjectMeta" and "creationTimestamp" not in obj:
             # An embedded ObjectMeta (a template's) writes its zero creationTimestamp as null.
             obj["creationTimestamp"] = None
 
@@ -333,7 +400,7 @@ def decode_check(obj: dict[str, Any], node: Node) -> DecodeReport:
     """Walk obj against node in place: drop unknown fields and nulls, canonicalize quantities,
     and report unknown fields and the first type error."""
     report = DecodeReport()
-    _Walker(report).object(obj, node, "", "")
+    _Walker(report).object(obj, node)
     return report
 
 

@@ -44,7 +44,22 @@ __all__ = [
     "name_is_path_segment",
 ]
 
-is_qualified_name = label_key_errors
+# A label key every rule of IsQualifiedName accepts: an optional DNS-1123 subdomain prefix and '/', then a
+# name of alphanumerics, '-', '_' and '.' that starts and ends alphanumeric. Up to 63 characters neither
+# part can be too long, so such keys need no more checks; anything else gets the full, worded ones.
+_PLAIN_QUALIFIED_NAME = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?"
+)
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """IsQualifiedName: the problems with a label key (runtime.labels words them)."""
+    if len(value) <= 63 and _PLAIN_QUALIFIED_NAME.fullmatch(value):
+        return []
+    return label_key_errors(value)
+
+
 is_valid_label_value = label_value_errors
 
 MAX_INT32 = 2**31 - 1
@@ -163,7 +178,8 @@ def is_relaxed_env_var_name(value: str) -> list[str]:
     errs = []
     if not value:
         errs.append("environment variable name must be non-empty")
-    if any(ord(ch) > 0x7E or ord(ch) < 0x20 or ch == "=" for ch in value):
+    # printable ASCII is 0x20-0x7E: isprintable() refuses the control characters, DEL included
+    if not (value.isascii() and value.isprintable()) or "=" in value:
         errs.append("a valid environment variable name must consist only of printable ASCII characters other than '='")
     return errs
 

@@ -96,16 +96,18 @@ def _key_selector(ref: dict[str, Any], path: str) -> list[StatusCause]:
 def validate_env(env: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     for i, var in enumerate(as_list(env)):
-        var, idx = as_dict(var), f"{path}[{i}]"
+        var = as_dict(var)
         name = as_str(var.get("name"))
         if not name:
-            causes.append(field_required(f"{idx}.name"))
+            causes.append(field_required(f"{path}[{i}].name"))
         else:
-            causes += [field_invalid(f"{idx}.name", name, m) for m in is_relaxed_env_var_name(name)]
+            msgs = is_relaxed_env_var_name(name)
+            if msgs:
+                causes += [field_invalid(f"{path}[{i}].name", name, m) for m in msgs]
         source = var.get("valueFrom")
         if not isinstance(source, dict):
             continue
-        src_path, count = f"{idx}.valueFrom", 0
+        src_path, count = f"{path}[{i}].valueFrom", 0
         if isinstance(source.get("fieldRef"), dict):
             count += 1
             causes += validate_object_field_selector(source["fieldRef"], ENV_DOWNWARD_API_PATHS, f"{src_path}.fieldRef")
@@ -156,13 +158,16 @@ def validate_volume_mounts(
     container: dict[str, Any], volumes: dict[str, dict[str, Any]], path: str
 ) -> list[StatusCause]:
     causes: list[StatusCause] = []
+    mounts = as_list(container.get("volumeMounts"))
+    if not mounts:
+        return causes
     devices = {
         as_str(d.get("name")): as_str(d.get("devicePath"))
         for d in map(as_dict, as_list(container.get("volumeDevices")))
     }
     mount_points: set[str] = set()
     privileged = as_dict(container.get("securityContext")).get("privileged") is True
-    for i, mount in enumerate(as_list(container.get("volumeMounts"))):
+    for i, mount in enumerate(mounts):
         mount, idx = as_dict(mount), f"{path}[{i}]"
         name, mount_path = as_str(mount.get("name")), as_str(mount.get("mountPath"))
         if not name:

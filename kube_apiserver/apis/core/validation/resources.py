@@ -125,9 +125,13 @@ def validate_positive_quantity_value(value: Any, path: str) -> list[StatusCause]
 
 
 def validate_resource_quantity_value(resource: str, value: Any, path: str) -> list[StatusCause]:
-    causes = validate_nonnegative_quantity(value, path)
     parsed = parse(value)
-    if parsed is not None and is_integer_resource_name(resource) and (parsed * 1000) % 1000 != 0:
+    if parsed is None:
+        return []
+    causes: list[StatusCause] = []
+    if parsed.numerator < 0:  # a Fraction's sign is its numerator's
+        causes.append(field_invalid(path, canonical(value), IS_NEGATIVE_ERROR_MSG))
+    if parsed.denominator != 1 and is_integer_resource_name(resource):
         # A Quantity prints through its String() method, unquoted.
         causes.append(field_invalid(path, GoRepr(canonical(value)), IS_NOT_INTEGER_ERROR_MSG))
     return causes
@@ -153,6 +157,8 @@ def validate_resource_name(name: str, path: str) -> list[StatusCause]:
 
 
 def validate_container_resource_name(name: str, path: str) -> list[StatusCause]:
+    if name in _STANDARD_CONTAINER_RESOURCES:
+        return []  # cpu, memory, ephemeral-storage: qualified names and standard ones
     causes = validate_resource_name(name, path)
     if "/" not in name:
         if not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepage_resource_name(name)):

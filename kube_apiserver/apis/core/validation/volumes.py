@@ -451,6 +451,9 @@ _VOLUME_SOURCES: list[tuple[str, str, str, Any]] = [
 ]
 
 
+_VOLUME_SOURCE_ORDER = {source[0]: i for i, source in enumerate(_VOLUME_SOURCES)}
+
+
 def _flocker(s: dict[str, Any], path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     name, uuid = as_str(s.get("datasetName")), as_str(s.get("datasetUUID"))
@@ -469,10 +472,15 @@ def validate_volume_source(volume: dict[str, Any], path: str, pod_name: str) -> 
     causes: list[StatusCause] = []
     count = 0
     vol_name = as_str(volume.get("name"))
-    for key, busy_path, own_path, check in _VOLUME_SOURCES:
-        source = volume.get(key)
-        if not isinstance(source, dict):
-            continue
+    # The sources the volume has, in the order kube checks them (a volume has a few keys, not 29).
+    present = sorted(
+        _VOLUME_SOURCE_ORDER[key]
+        for key, source in volume.items()
+        if key in _VOLUME_SOURCE_ORDER and isinstance(source, dict)
+    )
+    for i in present:
+        key, busy_path, own_path, check = _VOLUME_SOURCES[i]
+        source = volume[key]
         if count:
             causes.append(field_forbidden(f"{path}.{busy_path}", MORE_THAN_ONE))
             continue

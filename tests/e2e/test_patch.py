@@ -342,6 +342,14 @@ def test_patch_errors_as_kube(server, ns):
         "json: cannot unmarshal array into Go value of type map[string]interface {}",
     )
 
+    r = _patch(server, path, [{"op": "replace", "path": "", "value": [1]}], JSON_PATCH)
+    assert r.status_code == 422
+    assert r.json()["message"] == (
+        ' "" is invalid: patch: Invalid value: "[1]": couldn\'t get version/kind; json parse error: json: cannot '
+        'unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+        'Kind string "json:\\"kind,omitempty\\"" }'
+    )
+
     r = _patch(server, path, {"data": {"k": "v2"}}, MERGE_PATCH, force="true")
     assert r.status_code == 422
     assert (
@@ -423,3 +431,34 @@ def test_scale_subresource_strategic_patch(server, ns):
     assert r.status_code == 200, r.text
     assert r.json()["spec"] == {"replicas": 4}
     assert _get(server, ns, "deployments", "sc")["spec"]["replicas"] == 4
+
+
+def test_json_patch_strict_decoding_of_operations(server, ns):
+    server.kubectl("create", "-n", ns, "configmap", "sd", "--from-literal=k=v")
+    path = _path(ns, "configmaps", "sd")
+    ops = [{"op": "add", "path": "/data/x", "value": "1", "foo": 1}]
+    r = _patch(server, path, ops, JSON_PATCH)
+    assert r.status_code == 200, r.text
+    assert r.headers["Warning"] == '299 - "json patch unknown field \\"foo\\""'
+    assert r.json()["data"] == {"k": "v", "x": "1"}
+
+    r = _patch(server, path, ops, JSON_PATCH, fieldValidation="Strict")
+    assert r.status_code == 422
+    status = r.json()
+    assert status["message"].startswith(' "" is invalid: patch: Invalid value: "{\\"apiVersion\\":\\"v1\\",')
+    assert status["message"].endswith('": strict decoding error: json patch unknown field "foo"')
+    assert status["details"]["causes"][0]["field"] == "patch"
+
+    r = _patch(server, path, ops, JSON_PATCH, fieldValidation="Ignore")
+    assert r.status_code == 200 and "Warning" not in r.headers
+
+
+def test_patch_dry_run_writes_nothing(server, ns):
+    server.kubectl("create", "-n", ns, "configmap", "dry", "--from-literal=k=v")
+    before = _get(server, ns, "configmaps", "dry")
+    r = _patch(server, _path(ns, "configmaps", "dry"), {"data": {"k": "w"}}, STRATEGIC, dryRun="All")
+    assert r.status_code == 200
+    assert r.json()["data"] == {"k": "w"}
+    after = _get(server, ns, "configmaps", "dry")
+    assert after["data"] == {"k": "v"}
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]

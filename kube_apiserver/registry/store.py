@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.registry import warning
+from kube_apiserver.registry.fieldmanager import hook as fieldmanager_hook
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
@@ -146,6 +147,9 @@ class Store:
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
         self.strategy.default(obj)
+        managed = fieldmanager_hook.current(self)
+        if managed is not None:  # managedFields of the decoded, defaulted object, as upstream
+            managed.update(None, obj)
         meta["uid"] = metautil.new_uid()
         meta["creationTimestamp"] = metautil.now_rfc3339()
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -203,11 +207,14 @@ class Store:
         self._prepare_namespace(obj, namespace)
         key = self.key(namespace, name)
         created = False
+        managed = fieldmanager_hook.current(self)
 
         def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
             nonlocal created
             new = orjson.loads(orjson.dumps(obj))  # the update func may run more than once
             self.strategy.default(new)
+            if managed is not None:  # against the live object, on every attempt
+                new = managed.update(old, new)
             if old is None:
                 created = True
                 new_meta = metautil.metadata(new)
@@ -219,7 +226,10 @@ class Store:
                 if causes:
                     raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
                 return new
-            return self._prepare_update(new, old, subresource)
+            new = self._prepare_update(new, old, subresource)
+            if managed is not None:
+                managed.finish(new, old)
+            return new
 
         try:
             if dry_run:
@@ -255,6 +265,7 @@ class Store:
     ) -> StoredObject:
         """Apply patch_fn to the current object (again on every conflict) and update with the result."""
         key = self.key(namespace, name)
+        managed = fieldmanager_hook.current(self)
 
         def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
             assert old is not None
@@ -271,7 +282,11 @@ class Store:
             if new.get("apiVersion") != old.get("apiVersion") or new.get("kind") != old.get("kind"):
                 raise errors.new_bad_request("the apiVersion and kind of the object cannot be changed by a patch")
             self.strategy.default(new)
-            return self._prepare_update(new, old, subresource)
+            if managed is None:
+                return self._prepare_update(new, old, subresource)
+            new = self._prepare_update(managed.update(old, new), old, subresource)
+            managed.finish(new, old)
+            return new
 
         try:
             if dry_run:

@@ -623,11 +623,6 @@ def test_explain(server):
     assert "KIND:       Pod" in out and "<PodSpec>" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server bug: objects carry no metadata.managedFields (kube-apiserver records "
-    "one entry per manager: kubectl-create, kubectl-label, ...)",
-)
 def test_managed_fields(server, ns):
     server.kubectl("-n", ns, "create", "configmap", "mf", "--from-literal=a=b")
     server.kubectl("-n", ns, "label", "configmap", "mf", "x=y")

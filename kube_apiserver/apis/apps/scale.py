@@ -3,12 +3,16 @@ replicationcontrollers (registry/apps/deployment/storage ScaleREST and its sibli
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.patch import patch_function
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
+from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import selector_from_label_selector_dict, selector_from_set
 
@@ -56,24 +60,68 @@ async def get_scale(scope: RequestScope) -> None:
     await write_object(scope, 200, to_scale(stored.obj))
 
 
+def _managed_scale(
+    scope: RequestScope, obj: dict[str, Any], new_scale: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """The new Scale made from the current one, with the parent's managedFields carried through the
+    Scale's field manager (ScaleHandler): the scale subresource's writes own spec.replicas."""
+    meta = obj.setdefault("metadata", {})
+    handler = fieldmanager.ScaleHandler(meta.get("managedFields"), scope.spec.group_version)
+    current = to_scale(obj)
+    entries = handler.to_subresource()
+    if entries:
+        current["metadata"]["managedFields"] = entries
+    scale = new_scale(current)
+    parent_entries = handler.to_parent((scale.get("metadata") or {}).get("managedFields"))
+    if parent_entries:
+        meta["managedFields"] = parent_entries
+    else:
+        meta.pop("managedFields", None)
+    return scale
+
+
+_SCALE_FIELD_MANAGER = ("autoscaling/v1", "Scale", "scale")
+
+
 async def update_scale(scope: RequestScope) -> None:
+    manager = apply_handler.field_manager_name(scope, "UpdateOptions")
     scale = await decode_object(scope, "Scale", "autoscaling/v1")
-    stored = await scope.store.patch(
-        scope.namespace, scope.info.name, lambda obj: _apply_scale(scope, obj, scale), dry_run=scope.dry_run
-    )
+    fm = fieldmanager.field_manager_for(*_SCALE_FIELD_MANAGER)
+
+    def update(obj: dict[str, Any]) -> dict[str, Any]:
+        new = _managed_scale(scope, obj, lambda current: fm.update(current, copy.deepcopy(scale), manager))
+        return _apply_scale(scope, obj, new)
+
+    stored = await scope.store.patch(scope.namespace, scope.info.name, update, dry_run=scope.dry_run)
     await write_object(scope, 200, to_scale(stored.obj))
 
 
 async def patch_scale(scope: RequestScope) -> None:
+    fm = fieldmanager.field_manager_for(*_SCALE_FIELD_MANAGER)
+    if apply_handler.is_apply(scope):
+        manager, force, patch_obj = await apply_handler.apply_options(scope)
+
+        def server_side_apply(obj: dict[str, Any]) -> dict[str, Any]:
+            new = _managed_scale(
+                scope, obj, lambda current: fm.apply(current, copy.deepcopy(patch_obj), manager, force)
+            )
+            return _apply_scale(scope, obj, new)
+
+        stored = await scope.store.patch(scope.namespace, scope.info.name, server_side_apply, dry_run=scope.dry_run)
+        await write_object(scope, 200, to_scale(stored.obj))
+        return
+    manager = apply_handler.field_manager_name(scope, "PatchOptions")
     patch = await patch_function(scope)
 
-    def apply(obj: dict[str, Any]) -> dict[str, Any]:
-        current = to_scale(obj)
-        patched = patch(orjson.loads(orjson.dumps(current)))
-        patched.setdefault("metadata", {})["resourceVersion"] = (patched.get("metadata") or {}).get(
+    def patched(current: dict[str, Any]) -> dict[str, Any]:
+        out = patch(orjson.loads(orjson.dumps(current)))
+        out.setdefault("metadata", {})["resourceVersion"] = (out.get("metadata") or {}).get(
             "resourceVersion", current["metadata"].get("resourceVersion")
         )
-        return _apply_scale(scope, obj, patched)
+        return fm.update(current, out, manager)
+
+    def apply(obj: dict[str, Any]) -> dict[str, Any]:
+        return _apply_scale(scope, obj, _managed_scale(scope, obj, patched))
 
     stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=scope.dry_run)
     await write_object(scope, 200, to_scale(stored.obj))

@@ -15,8 +15,10 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
+from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
+from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.strategicpatch import PatchError, gojson, has_schema, strategic_merge_patch
 from kube_apiserver.runtime.strategicpatch.jsonpatch import (
@@ -226,8 +228,13 @@ async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
     media = patch_media_type(scope)
     if media == APPLY_PATCH:
         # Server-side apply: dispatched here to its own module (it may create the object).
-        raise new_unsupported_patch_type(BUILTIN_PATCH_TYPES[:3])
+        await apply_handler.apply_patch_resource(scope, subresource)
+        return
+    manager = apply_handler.field_manager_name(scope, "PatchOptions")
     dry_run = scope.dry_run
     apply = typed_patch(scope, await patch_function(scope))
-    stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource)
+    with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, subresource, manager)):
+        stored = await scope.store.patch(
+            scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource
+        )
     await write_object(scope, 200, stored.obj, stored.raw)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from kube_apiserver.endpoints.handlers.apply import field_manager_name
 from kube_apiserver.endpoints.handlers.scope import RequestScope, canonical_order, decode_object, write_object
+from kube_apiserver.registry import fieldmanager
 
 
 async def update_resource(scope: RequestScope, subresource: str = "") -> None:
+    manager = field_manager_name(scope, "UpdateOptions")
     dry_run = scope.dry_run
     obj = canonical_order(await decode_object(scope), scope.spec)
-    stored, created = await scope.store.update(
-        scope.namespace, scope.info.name, obj, dry_run=dry_run, subresource=subresource
-    )
+    with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, subresource, manager)):
+        stored, created = await scope.store.update(
+            scope.namespace, scope.info.name, obj, dry_run=dry_run, subresource=subresource
+        )
     await write_object(scope, 201 if created else 200, stored.obj, stored.raw)

@@ -1,0 +1,100 @@
+"""metadata.managedFields and server-side apply (k8s.io/apimachinery/pkg/util/managedfields and
+sigs.k8s.io/structured-merge-diff, written for plain dict objects).
+
+Modules, bottom up: fieldpath (field sets in their FieldsV1 form), typeconv (the typed view of the
+OpenAPI definitions), zero (a kind's empty object), typed (validate, field set, compare, merge,
+remove), managedfields (the entries' codec), updater (ownership, conflicts, pruning), manager (the
+field manager stack), scale (the scale subresource's view), hook (how handlers reach the Store).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from kube_apiserver.registry.fieldmanager.hook import WriteHook, current, managing
+from kube_apiserver.registry.fieldmanager.manager import (
+    RESET_ALL_BUT_STATUS,
+    RESET_NONE,
+    RESET_STATUS,
+    FieldManager,
+    conflict_error,
+)
+from kube_apiserver.registry.fieldmanager.scale import ScaleHandler
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.errors import StatusCause
+
+__all__ = [
+    "FieldManager",
+    "ScaleHandler",
+    "WriteHook",
+    "conflict_error",
+    "current",
+    "field_manager_for",
+    "manager_or_user_agent",
+    "managing",
+    "prefix_from_user_agent",
+    "validate_field_manager",
+]
+
+FIELD_MANAGER_MAX_LENGTH = 128
+
+
+def prefix_from_user_agent(user_agent: str) -> str:
+    """The user agent's program: what precedes the first "/", printable characters only, at most
+    128 bytes ("kubectl-edit/v1.33.0 (linux/amd64) ..." -> "kubectl-edit")."""
+    out: list[str] = []
+    size = 0
+    for ch in user_agent.split("/", 1)[0]:
+        if not ch.isprintable():
+            continue
+        n = len(ch.encode())
+        if size + n > FIELD_MANAGER_MAX_LENGTH:
+            break
+        out.append(ch)
+        size += n
+    return "".join(out)
+
+
+def manager_or_user_agent(field_manager: str, user_agent: str) -> str:
+    return field_manager or prefix_from_user_agent(user_agent)
+
+
+def validate_field_manager(value: str, path: str = "fieldManager") -> list[StatusCause]:
+    """ValidateFieldManager: at most 128 bytes, printable characters only."""
+    causes = []
+    if len(value.encode()) > FIELD_MANAGER_MAX_LENGTH:
+        causes.append(errors.field_too_long(path, value, FIELD_MANAGER_MAX_LENGTH))
+    position = 0
+    for ch in value:
+        if not ch.isprintable():
+            causes.append(
+                errors.field_invalid(path, value, f"invalid character U+{ord(ch):04X} (at position {position})")
+            )
+        position += len(ch.encode())
+    return causes
+
+
+def _reset_of(subresource: str, has_status: bool) -> str:
+    if subresource == "status":
+        return RESET_ALL_BUT_STATUS
+    if not subresource and has_status:
+        return RESET_STATUS
+    return RESET_NONE
+
+
+def field_manager_for(api_version: str, kind: str, subresource: str = "", *, has_status: bool = False) -> FieldManager:
+    return _field_manager(api_version, kind, subresource, _reset_of(subresource, has_status))
+
+
+@lru_cache(maxsize=1024)
+def _field_manager(api_version: str, kind: str, subresource: str, reset: str) -> FieldManager:
+    return FieldManager(api_version, kind, subresource, reset=reset)
+
+
+def hook_for(store: Any, spec: Any, subresource: str, manager: str, *, apply: bool = False) -> WriteHook:
+    """The hook a write handler opens for store (the resource of spec, through subresource)."""
+    strategy = getattr(store, "strategy", None)
+    has_status = bool(getattr(strategy, "has_status", False))
+    fm = None if apply else field_manager_for(spec.group_version, spec.kind, subresource, has_status=has_status)
+    return WriteHook(store, fm if fm is None or fm.enabled else None, manager)

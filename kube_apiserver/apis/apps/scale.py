@@ -103,7 +103,7 @@ async def patch_scale(scope: RequestScope) -> None:
 
         def server_side_apply(obj: dict[str, Any]) -> dict[str, Any]:
             new = _managed_scale(
-                scope, obj, lambda current: fm.apply(current, copy.deepcopy(patch_obj), manager, force)
+                scope, obj, lambda current: fm.apply(current, apply_handler.fresh_copy(patch_obj), manager, force)
             )
             return _apply_scale(scope, obj, new)
 

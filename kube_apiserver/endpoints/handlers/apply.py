@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
 import yaml
 
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
@@ -40,6 +41,14 @@ _ApplyLoader.yaml_implicit_resolvers = {
     k: [(tag, regexp) for tag, regexp in v if tag != "tag:yaml.org,2002:timestamp"]
     for k, v in _Loader.yaml_implicit_resolvers.items()
 }
+
+
+def fresh_copy(patch: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the configuration for one attempt (the merge shares its values with the result)."""
+    try:
+        return orjson.loads(orjson.dumps(patch))
+    except TypeError:  # YAML values JSON has no form for (binary)
+        return copy.deepcopy(patch)
 
 
 def is_apply(scope: RequestScope) -> bool:
@@ -81,10 +90,17 @@ def _yaml_error_text(e: yaml.YAMLError) -> str:
 
 
 def _decode_apply_body(body: bytes) -> dict[str, Any]:
-    try:
-        patch = yaml.load(body, Loader=_ApplyLoader)
-    except yaml.YAMLError as e:
-        raise errors.new_bad_request(f"error decoding YAML: {_yaml_error_text(e)}") from None
+    patch: Any = None
+    if body.lstrip()[:1] == b"{":  # JSON, as kubectl and client libraries send it: the fast path
+        try:
+            patch = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            patch = None
+    if patch is None:
+        try:
+            patch = yaml.load(body, Loader=_ApplyLoader)
+        except yaml.YAMLError as e:
+            raise errors.new_bad_request(f"error decoding YAML: {_yaml_error_text(e)}") from None
     if not isinstance(patch, dict):
         raise errors.new_bad_request("error decoding YAML: the applied configuration must be an object")
     return patch
@@ -133,7 +149,7 @@ async def apply_patch_resource(scope: RequestScope, subresource: str = "") -> No
     fm = fieldmanager.field_manager_for(spec.group_version, spec.kind, subresource, has_status=has_status)
 
     def apply(live: dict[str, Any] | None) -> dict[str, Any]:
-        obj = fm.apply(live, copy.deepcopy(patch), manager, force)
+        obj = fm.apply(live, fresh_copy(patch), manager, force)
         if strict_problems and directive == STRICT:
             text = "error converting YAML to JSON: yaml: unmarshal errors:\n  " + "\n  ".join(strict_problems)
             raise errors.new_bad_request(f"error strict decoding YAML: {text}")

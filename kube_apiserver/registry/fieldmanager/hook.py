@@ -18,6 +18,7 @@ from typing import Any
 from kube_apiserver.registry.fieldmanager.manager import FieldManager
 
 _current: ContextVar[WriteHook | None] = ContextVar("field_manager_hook", default=None)
+_UNSET = object()
 
 
 class WriteHook:
@@ -28,13 +29,25 @@ class WriteHook:
         self.store = store
         self.field_manager = field_manager
         self.manager = manager
+        self._entries: Any = _UNSET  # what update() computed, for finish()
 
     def update(self, live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
         if self.field_manager is None:
             return new
-        return self.field_manager.update(live, new, self.manager)
+        out = self.field_manager.update(live, new, self.manager)
+        self._entries = _entries(out)
+        return out
 
     def finish(self, new: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """After the strategy prepared the object: the managedFields update() computed (a status
+        strategy builds the result from the old object), and no write for new times alone."""
+        if self._entries is not _UNSET:
+            meta = new.get("metadata")
+            if isinstance(meta, dict):
+                if self._entries is None:
+                    meta.pop("managedFields", None)
+                else:
+                    meta["managedFields"] = self._entries
         ignore_managed_fields_timestamps(new, old)
 
 

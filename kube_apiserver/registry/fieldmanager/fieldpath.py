@@ -303,7 +303,10 @@ def to_fields_v1(s: FieldSet) -> FieldSet:
     out: FieldSet = {}
     if MEMBER in s:
         out[MEMBER] = {}
-    for pe in sorted((k for k in s if k != MEMBER), key=sort_key):
+    keys = sorted(k for k in s if k != MEMBER)
+    if keys and keys[-1][:2] != "f:":  # "f:" sorts before "i:", "k:", "v:": all names unless the last
+        keys.sort(key=sort_key)
+    for pe in keys:
         child = s[pe]
         out[pe] = to_fields_v1(child) if child else {}
     return out
@@ -313,41 +316,72 @@ class FieldsV1Error(ValueError):
     pass
 
 
-def _check_pe(pe: str) -> None:
+@lru_cache(maxsize=65536)
+def _pe_error(pe: str) -> str | None:
     kind, body = pe[:2], pe[2:]
     if kind == "f:":
-        return
+        return None
     if kind in ("k:", "v:"):
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError as e:
-            raise FieldsV1Error(f"parsing JSON: {e}") from None
+            return f"parsing JSON: {e}"
         if kind == "k:" and not isinstance(value, dict):
-            raise FieldsV1Error(f"expected key-value pairs but got {body}")
-        return
+            return f"expected key-value pairs but got {body}"
+        return None
     if kind == "i:":
         try:
             int(body)
         except ValueError:
-            raise FieldsV1Error(f"parsing index {body!r}") from None
-        return
-    raise FieldsV1Error(f"found unexpected prefix: {pe!r}")
+            return f"parsing index {body!r}"
+        return None
+    return f"found unexpected prefix: {pe!r}"
 
 
-def from_fields_v1(raw: Any) -> FieldSet:
-    """Check a FieldsV1 value and return it as a set (FieldsToSet); FieldsV1Error if malformed."""
+def _check(raw: Any) -> bool:
+    """Raise FieldsV1Error if raw is not a FieldsV1 value; True when it is a set as it stands: no
+    member-only node ({".": {}}), and every node in kube's order (so it can be written back as is)."""
     if not isinstance(raw, dict):
         raise FieldsV1Error("expected an object")
-    out: FieldSet = {}
+    as_is = True
+    previous: tuple[Any, ...] | None = None
     for pe, child in raw.items():
         if pe == MEMBER:
             if child != {}:
                 raise FieldsV1Error('"." must map to an empty object')
+            if previous is not None:
+                as_is = False
+            continue
+        err = _pe_error(pe)
+        if err is not None:
+            raise FieldsV1Error(err)
+        key = sort_key(pe)
+        if previous is not None and not previous < key:
+            as_is = False
+        previous = key
+        if not _check(child) or len(child) == 1 and MEMBER in child:
+            as_is = False
+    return as_is
+
+
+def _normalized(raw: FieldSet) -> FieldSet:
+    out: FieldSet = {}
+    for pe, child in raw.items():
+        if pe == MEMBER:
             out[MEMBER] = {}
             continue
-        _check_pe(pe)
-        sub = from_fields_v1(child)
-        if sub == {MEMBER: {}}:
-            sub = {}
-        out[pe] = sub
+        sub = _normalized(child)
+        out[pe] = {} if sub == {MEMBER: {}} else sub
     return out
+
+
+def decode_fields_v1(raw: Any) -> tuple[FieldSet, bool]:
+    """Check a FieldsV1 value and return it as a set (FieldsToSet), and whether that set is raw
+    itself, already in the order kube writes; FieldsV1Error if malformed."""
+    if _check(raw):
+        return raw, True
+    return _normalized(raw), False
+
+
+def from_fields_v1(raw: Any) -> FieldSet:
+    return decode_fields_v1(raw)[0]

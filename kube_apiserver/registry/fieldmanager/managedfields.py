@@ -31,14 +31,21 @@ class VersionedSet:
 class Managed:
     """fieldpath.ManagedFields with the time of each manager's last change."""
 
-    __slots__ = ("fields", "times")
+    __slots__ = ("fields", "times", "wire")
 
-    def __init__(self, fields: dict[str, VersionedSet] | None = None, times: dict[str, str | None] | None = None):
+    def __init__(
+        self,
+        fields: dict[str, VersionedSet] | None = None,
+        times: dict[str, str | None] | None = None,
+        wire: dict[str, fp.FieldSet] | None = None,
+    ):
         self.fields: dict[str, VersionedSet] = fields if fields is not None else {}
         self.times: dict[str, str | None] = times if times is not None else {}
+        # decoded sets that are their FieldsV1 value as written: encoded again as they are
+        self.wire: dict[str, fp.FieldSet] = wire if wire is not None else {}
 
     def copy(self) -> Managed:
-        return Managed(dict(self.fields), dict(self.times))
+        return Managed(dict(self.fields), dict(self.times), self.wire)
 
 
 class DecodeError(ValueError):
@@ -83,8 +90,9 @@ def unix_seconds(stamp: str | None) -> int:
         return 0
 
 
-def decode_managed_fields(entries: Any) -> Managed:
-    """DecodeManagedFields; DecodeError for what kube refuses to decode."""
+def decode_managed_fields(entries: Any, trusted: bool = False) -> Managed:
+    """DecodeManagedFields; DecodeError for what kube refuses to decode. trusted: entries this
+    server wrote (the stored object's), whose fields need no checking."""
     managed = Managed()
     if entries is None:
         return managed
@@ -110,10 +118,16 @@ def decode_managed_fields(entries: Any) -> Managed:
         identifier = build_manager_identifier(manager, operation, api_version, subresource)
         raw = entry.get("fieldsV1")
         try:
-            fields = fp.from_fields_v1(raw if raw is not None else {})
+            if trusted and isinstance(raw, dict):
+                fields, as_is = raw, True
+            else:
+                fields, as_is = fp.decode_fields_v1(raw if raw is not None else {})
         except fp.FieldsV1Error as e:
             raise DecodeError(f"error decoding versioned set from entry {i}: error decoding set: {e}") from None
-        fields.pop(fp.MEMBER, None)
+        if fp.MEMBER in fields:  # the whole object: nobody owns it
+            fields, as_is = {k: v for k, v in fields.items() if k != fp.MEMBER}, False
+        if as_is:
+            managed.wire[identifier] = fields
         managed.fields[identifier] = VersionedSet(fields, api_version, operation == APPLY)
         stamp = entry.get("time")
         managed.times[identifier] = stamp if isinstance(stamp, str) else None
@@ -139,7 +153,7 @@ def encode_managed_fields(managed: Managed) -> list[dict[str, Any]] | None:
         if stamp:
             entry["time"] = stamp
         entry["fieldsType"] = FIELDS_V1
-        entry["fieldsV1"] = fp.to_fields_v1(vs.set)
+        entry["fieldsV1"] = vs.set if managed.wire.get(identifier) is vs.set else fp.to_fields_v1(vs.set)
         if ident.get("subresource"):
             entry["subresource"] = ident["subresource"]
         out.append(entry)

@@ -215,18 +215,20 @@ class FieldManager:
         return new
 
     def _decode_live_or_new(self, live: dict[str, Any], new: dict[str, Any]) -> Managed:
+        stored = _meta(live).get("managedFields")
         if not self.subresource:
             entries = _meta(new).get("managedFields")
             if is_reset(entries):
                 return Managed()
-            try:
-                managed = decode_managed_fields(entries)
-            except DecodeError:
-                managed = Managed()
-            if managed.fields:
-                return managed
+            if entries != stored:  # the client sent managedFields of its own
+                try:
+                    managed = decode_managed_fields(entries)
+                except DecodeError:
+                    managed = Managed()
+                if managed.fields:
+                    return managed
         try:
-            return decode_managed_fields(_meta(live).get("managedFields"))
+            return decode_managed_fields(stored, trusted=_meta(live).get("uid") is not None)
         except DecodeError:
             return Managed()
 
@@ -248,7 +250,7 @@ class FieldManager:
             merged = fp.union(current.set, prev.set) if prev is not None else current.set
             fields[identifier] = VersionedSet(merged, current.api_version, current.applied)
             times[identifier] = now_rfc3339()
-        return Managed(fields, times)
+        return Managed(fields, times, managed.wire)
 
     def _cap_update_managers(self, managed: Managed) -> Managed:
         updaters = [m for m, vs in managed.fields.items() if not vs.applied]
@@ -273,7 +275,7 @@ class FieldManager:
             del fields[manager]
             times[bucket] = times.get(manager)
             length -= 1
-        return Managed(fields, times)
+        return Managed(fields, times, managed.wire)
 
     # --- server-side apply ---
 
@@ -284,7 +286,7 @@ class FieldManager:
             raise _unknown_error(f"no schema to apply {gvk_string(self.api_version, self.kind)} with")
         live_obj = live if live is not None else self.zero()
         try:
-            managed = decode_managed_fields(_meta(live_obj).get("managedFields"))
+            managed = decode_managed_fields(_meta(live_obj).get("managedFields"), trusted=live is not None)
         except DecodeError as e:
             raise _unknown_error(f"failed to decode managed fields: {e}") from None
         if patch.get("apiVersion") != self.api_version or patch.get("kind") != self.kind:
@@ -373,7 +375,7 @@ class FieldManager:
                 fields[identifier] = VersionedSet(stripped, vs.api_version, vs.applied)
             else:
                 del fields[identifier]
-        return obj, Managed(fields, times)
+        return obj, Managed(fields, times, managed.wire)
 
 
 def _set_last_applied(obj: dict[str, Any], patch: dict[str, Any]) -> None:

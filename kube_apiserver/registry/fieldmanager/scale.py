@@ -53,7 +53,7 @@ class ScaleHandler:
         except DecodeError:
             return self.parent_entries if isinstance(self.parent_entries, list) else None
         scale_fields = dict(scale.fields)
-        out = Managed()
+        out = Managed(wire=parent.wire)
         for manager, vs in parent.fields.items():
             path = self.mappings.get(vs.api_version)
             if path is None:

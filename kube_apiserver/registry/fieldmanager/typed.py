@@ -338,9 +338,15 @@ def _leaf(lhs: Any, rhs: Any, pe: str, added: fp.FieldSet, modified: fp.FieldSet
 def _compare(
     lhs: Any, rhs: Any, atom: Atom, pe: str, added: fp.FieldSet, modified: fp.FieldSet, removed: fp.FieldSet
 ) -> None:
-    if lhs is not MISSING and rhs is not MISSING and lhs == rhs and type(lhs) is type(rhs):
+    if lhs is MISSING:
+        added[pe] = _one_sided(rhs, atom)
         return
-    shape = _shape(atom, rhs if lhs is MISSING else lhs)
+    if rhs is MISSING:
+        removed[pe] = _one_sided(lhs, atom)
+        return
+    if lhs == rhs and type(lhs) is type(rhs):
+        return
+    shape = _shape(atom, lhs)
     if lhs is not MISSING and rhs is not MISSING and _shape(atom, rhs) != shape:
         modified[pe] = {}  # a different kind of value in an untyped field: one leaf changed
         return
@@ -371,6 +377,28 @@ def _compare(
     entry = fp._node(cr, rhs is MISSING)
     if entry is not None:
         removed[pe] = entry
+
+
+def _one_sided(v: Any, atom: Atom) -> fp.FieldSet:
+    """The entry of a value only one side has: it and everything below it (a leaf: itself)."""
+    if isinstance(v, dict):
+        m = atom.map
+        if m is None or m.atomic or not v:
+            return {}
+        out: fp.FieldSet = {fp.MEMBER: {}}
+        fields, elem = m.fields, m.elem or UNTYPED_ATOMIC
+        for k, child in v.items():
+            out["f:" + k] = _one_sided(child, fields.get(k) or elem) if isinstance(child, dict | list) else {}
+        return out
+    if isinstance(v, list):
+        lt = atom.list
+        if lt is None or lt.atomic or not v:
+            return {}
+        out = {fp.MEMBER: {}}
+        for pe, item in _index(lt, v).items():
+            out[pe] = _one_sided(item, lt.elem)
+        return out if len(out) > 1 else {}
+    return {}
 
 
 def _compare_children(

@@ -585,3 +585,22 @@ def test_field_manager_names():
         ("fieldManager", "Too long: may not be more than 128 bytes"),
         ("fieldManager", 'Invalid value: "a\\tb' + "c" * 130 + '": invalid character U+0009 (at position 1)'),
     ]
+
+
+def test_managers_of_another_version_are_compared_in_theirs():
+    v2 = fieldmanager.field_manager_for("autoscaling/v2", "HorizontalPodAutoscaler")
+    v1 = fieldmanager.field_manager_for("autoscaling/v1", "HorizontalPodAutoscaler")
+    v1.convert = fieldmanager.scheme_convert(SCHEME)
+    hpa = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h"},
+        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "w"}, "minReplicas": 1, "maxReplicas": 5},
+    }
+    live_v2 = stored(v2.update(None, hpa, "a"))
+    live = SCHEME.convert(copy.deepcopy(live_v2), "v1")
+    config = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}}
+    config["spec"] = {"maxReplicas": 7}
+    with pytest.raises(errors.StatusError) as e:
+        v1.apply(live, config, "b", False)
+    assert e.value.message == 'Apply failed with 1 conflict: conflict with "a" using autoscaling/v2: .spec.maxReplicas'

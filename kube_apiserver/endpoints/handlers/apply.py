@@ -145,8 +145,7 @@ async def apply_patch_resource(scope: RequestScope, subresource: str = "") -> No
     dry_run = scope.dry_run
     directive = field_validation(req)
     strict_problems = _strict_yaml(await req.body(), directive)
-    has_status = bool(getattr(scope.store.strategy, "has_status", False))
-    fm = fieldmanager.field_manager_for(spec.group_version, spec.kind, subresource, has_status=has_status)
+    fm = fieldmanager.field_manager_of(scope.store, spec, subresource)
 
     def apply(live: dict[str, Any] | None) -> dict[str, Any]:
         obj = fm.apply(live, fresh_copy(patch), manager, force)

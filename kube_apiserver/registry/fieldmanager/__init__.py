@@ -9,6 +9,7 @@ field manager stack), scale (the scale subresource's view), hook (how handlers r
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +22,7 @@ from kube_apiserver.registry.fieldmanager.manager import (
     conflict_error,
 )
 from kube_apiserver.registry.fieldmanager.scale import ScaleHandler
+from kube_apiserver.registry.versioned import scheme_converter
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.errors import StatusCause
 
@@ -31,6 +33,8 @@ __all__ = [
     "conflict_error",
     "current",
     "field_manager_for",
+    "field_manager_of",
+    "hook_for",
     "manager_or_user_agent",
     "managing",
     "prefix_from_user_agent",
@@ -92,9 +96,34 @@ def _field_manager(api_version: str, kind: str, subresource: str, reset: str) ->
     return FieldManager(api_version, kind, subresource, reset=reset)
 
 
+def scheme_convert(scheme: Any) -> Any:
+    """(object, apiVersion) -> the object converted by the scheme's converters, or None: how a
+    manager that wrote in another version of the kind is compared in its own."""
+
+    def convert(obj: Any, api_version: str) -> Any:
+        if not isinstance(obj, dict) or "apiVersion" not in obj:
+            return None
+        try:
+            return scheme_converter(scheme, api_version)(copy.deepcopy(obj))
+        except Exception:  # no converter between these versions (KeyError), or a value it cannot take
+            return None
+
+    return convert
+
+
+def field_manager_of(store: Any, spec: Any, subresource: str) -> FieldManager:
+    """The field manager of writes to store (the resource of spec, through subresource)."""
+    strategy = getattr(store, "strategy", None)
+    fm = field_manager_for(
+        spec.group_version, spec.kind, subresource, has_status=bool(getattr(strategy, "has_status", False))
+    )
+    scheme = getattr(strategy, "scheme", None)
+    if fm.convert is None and scheme is not None:
+        fm.convert = scheme_convert(scheme)
+    return fm
+
+
 def hook_for(store: Any, spec: Any, subresource: str, manager: str, *, apply: bool = False) -> WriteHook:
     """The hook a write handler opens for store (the resource of spec, through subresource)."""
-    strategy = getattr(store, "strategy", None)
-    has_status = bool(getattr(strategy, "has_status", False))
-    fm = None if apply else field_manager_for(spec.group_version, spec.kind, subresource, has_status=has_status)
+    fm = None if apply else field_manager_of(store, spec, subresource)
     return WriteHook(store, fm if fm is None or fm.enabled else None, manager)

@@ -14,7 +14,7 @@ import pytest
 from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.registry.fieldmanager import fieldpath as fp
-from kube_apiserver.registry.fieldmanager import typed
+from kube_apiserver.registry.fieldmanager import merge, typed
 from kube_apiserver.registry.fieldmanager.hook import ignore_managed_fields_timestamps
 from kube_apiserver.registry.fieldmanager.typeconv import atom_for_kind
 from kube_apiserver.registry.fieldmanager.zero import zero_object
@@ -604,3 +604,22 @@ def test_managers_of_another_version_are_compared_in_theirs():
     with pytest.raises(errors.StatusError) as e:
         v1.apply(live, config, "b", False)
     assert e.value.message == 'Apply failed with 1 conflict: conflict with "a" using autoscaling/v2: .spec.maxReplicas'
+
+
+def test_apply_keeps_repeated_live_items_it_does_not_set():
+    atom = atom_for_kind("", "v1", "Pod")
+    assert atom is not None
+    env = [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}, {"name": "B", "value": "3"}]
+    live = {"spec": {"containers": [{"name": "c", "env": env}]}}
+    config = {"spec": {"containers": [{"name": "c", "env": [{"name": "B", "value": "4"}]}]}}
+    merged = merge.merge(live, config, atom)
+    assert merged["spec"]["containers"][0]["env"] == [
+        {"name": "A", "value": "1"},
+        {"name": "A", "value": "2"},
+        {"name": "B", "value": "4"},
+    ]
+    config = {"spec": {"containers": [{"name": "c", "env": [{"name": "A", "value": "9"}]}]}}
+    assert merge.merge(live, config, atom)["spec"]["containers"][0]["env"] == [
+        {"name": "A", "value": "9"},
+        {"name": "B", "value": "3"},
+    ]

@@ -2,9 +2,10 @@
 sigs.k8s.io/structured-merge-diff, written for plain dict objects).
 
 Modules, bottom up: fieldpath (field sets in their FieldsV1 form), typeconv (the typed view of the
-OpenAPI definitions), zero (a kind's empty object), typed (validate, field set, compare, merge,
-remove), managedfields (the entries' codec), updater (ownership, conflicts, pruning), manager (the
-field manager stack), scale (the scale subresource's view), hook (how handlers reach the Store).
+OpenAPI definitions), zero (a kind's empty object), typed (validation and field set of a value),
+merge (compare, merge and remove on two values), managedfields (the entries' codec), updater
+(ownership, conflicts, pruning), manager (the field manager stack), scale (the scale subresource's
+view), hook (how handlers reach the Store).
 """
 
 from __future__ import annotations

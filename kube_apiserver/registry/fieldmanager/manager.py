@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.registry.fieldmanager import fieldpath as fp
-from kube_apiserver.registry.fieldmanager import typed
+from kube_apiserver.registry.fieldmanager import merge, typed
 from kube_apiserver.registry.fieldmanager.managedfields import (
     APPLY,
     UPDATE,
@@ -336,7 +336,7 @@ class FieldManager:
         except typed.TypedError:
             return None
         last_set = typed.to_field_set(last, self.atom)
-        cmp = typed.compare(last, _without_managed_fields(live), self.atom)
+        cmp = merge.compare(last, _without_managed_fields(live), self.atom)
         return fp.difference(fp.difference(fp.difference(last_set, cmp.modified), cmp.added), cmp.removed)
 
     def _apply_chain(

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kube_apiserver.registry.fieldmanager import fieldpath as fp
-from kube_apiserver.registry.fieldmanager import typed
+from kube_apiserver.registry.fieldmanager import merge, typed
 from kube_apiserver.registry.fieldmanager.managedfields import VersionedSet
 from kube_apiserver.registry.fieldmanager.typeconv import Atom
 
@@ -48,13 +48,13 @@ class Updater:
         self.ignored = ignored or {}
         self.convert = convert
 
-    def _compare_at(self, old: Any, new: Any, version: str) -> typed.Comparison | None:
+    def _compare_at(self, old: Any, new: Any, version: str) -> merge.Comparison | None:
         atom = self.atom_for(version)
         if atom is None:
             return None
-        return typed.compare(old, new, atom).exclude(self.ignored.get(version, {}))
+        return merge.compare(old, new, atom).exclude(self.ignored.get(version, {}))
 
-    def _converted_compare(self, old: Any, new: Any, version: str) -> typed.Comparison | None:
+    def _converted_compare(self, old: Any, new: Any, version: str) -> merge.Comparison | None:
         if self.convert is None:
             return None
         old_v, new_v = self.convert(old, version), self.convert(new, version)
@@ -64,11 +64,11 @@ class Updater:
 
     def _update(
         self, old: Any, new: Any, version: str, managers: ManagedFields, workflow: str, force: bool
-    ) -> tuple[ManagedFields, typed.Comparison]:
+    ) -> tuple[ManagedFields, merge.Comparison]:
         compare = self._compare_at(old, new, version)
         if compare is None:
-            return managers, typed.Comparison({}, {}, {})
-        versions: dict[str, typed.Comparison | None] = {version: compare}
+            return managers, merge.Comparison({}, {}, {})
+        versions: dict[str, merge.Comparison | None] = {version: compare}
         changed: dict[str, fp.FieldSet] = {}
         conflicts: ManagedFields = {}
         removed: dict[str, fp.FieldSet] = {}
@@ -122,7 +122,7 @@ class Updater:
         if atom is None:
             raise typed.TypedError([("", f"no schema for {version}")])
         managers = dict(managers)
-        new = typed.merge(live, config, atom)
+        new = merge.merge(live, config, atom)
         last = managers.get(manager)
         applied = fp.recursive_difference(typed.to_field_set(config, atom), self.ignored.get(version, {}))
         managers[manager] = VersionedSet(applied, version, True)
@@ -143,7 +143,7 @@ class Updater:
             return merged
         enf = typed.ensure_named_fields_are_members
         last_set = enf(last.set, atom)
-        pruned = typed.remove_items(merged, last_set, atom)
+        pruned = merge.remove_items(merged, last_set, atom)
         owned: fp.FieldSet = {}
         for vs in managers.values():
             if vs.api_version == last.api_version:
@@ -151,7 +151,7 @@ class Updater:
         merged_set = enf(typed.to_field_set(merged, atom), atom)
         pruned_set = enf(typed.to_field_set(pruned, atom), atom)
         drop = fp.difference(merged_set, fp.union(pruned_set, enf(owned, atom)))
-        pruned = typed.remove_items(merged, drop, atom)
+        pruned = merge.remove_items(merged, drop, atom)
         pruned_set = enf(typed.to_field_set(pruned, atom), atom)
-        out = typed.remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set), last_set), atom)
+        out = merge.remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set), last_set), atom)
         return out if isinstance(out, dict) else {}

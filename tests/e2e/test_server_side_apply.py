@@ -297,3 +297,23 @@ def test_managed_fields_reset_status_and_scale(server, ns, api_client):
     assert r.status_code == 200 and "managedFields" not in r.json()["metadata"]
     server.kubectl("-n", ns, "label", "deployment", "web", "x=y")
     assert "managedFields" not in get(server, ns, "deploy", "web")["metadata"]
+
+
+def test_field_manager_option_is_checked_on_every_write(server, ns):
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fm"}, "data": {"a": "b"}}
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps?fieldManager=" + "m" * 129, json=body)
+    assert r.status_code == 422
+    assert r.json()["message"] == (
+        'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes'
+    )
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps?fieldManager=creator", json=body)
+    assert r.status_code == 201
+    assert [(e["manager"], e["operation"]) for e in r.json()["metadata"]["managedFields"]] == [("creator", "Update")]
+    body = r.json()
+    body["data"]["a"] = "c"
+    r = server.request("PUT", f"/api/v1/namespaces/{ns}/configmaps/fm?fieldManager=m%09x", json=body)
+    assert r.status_code == 422
+    assert r.json()["message"] == (
+        'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "m\\tx": '
+        "invalid character U+0009 (at position 1)"
+    )

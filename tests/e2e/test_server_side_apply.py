@@ -317,3 +317,23 @@ def test_field_manager_option_is_checked_on_every_write(server, ns):
         'UpdateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "m\\tx": '
         "invalid character U+0009 (at position 1)"
     )
+
+
+def test_apply_through_the_scale_subresource(server, ns):
+    server.kubectl("-n", ns, "create", "deployment", "web", "--image=nginx")
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/web/scale"
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"}, "spec": {"replicas": 4}}
+    headers = {"Content-Type": "application/apply-patch+yaml"}
+    r = server.request("PATCH", path + "?fieldManager=autoscaler", data=json.dumps(scale), headers=headers)
+    assert r.status_code == 409
+    # the Scale's field manager sees the parent's owners of replicas in the Scale's version
+    assert r.json()["message"] == (
+        'Apply failed with 1 conflict: conflict with "kubectl-create" using autoscaling/v1: .spec.replicas'
+    )
+    r = server.request("PATCH", path + "?fieldManager=autoscaler&force=true", data=json.dumps(scale), headers=headers)
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 4}
+    dep = get(server, ns, "deploy", "web")
+    assert dep["spec"]["replicas"] == 4
+    entry = next(e for e in dep["metadata"]["managedFields"] if e["manager"] == "autoscaler")
+    assert (entry["operation"], entry["apiVersion"], entry["subresource"]) == ("Apply", "apps/v1", "scale")
+    assert entry["fieldsV1"] == {"f:spec": {"f:replicas": {}}}

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kube_apiserver.apiextensions.crd_handler import CRDHandler
+from kube_apiserver.apiextensions.crd_strategy import CRDStrategy
 from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
@@ -47,6 +49,7 @@ _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("", "pods"): PodStrategy,
     ("", "namespaces"): NamespaceStrategy,
     ("batch", "jobs"): JobStrategy,
+    ("apiextensions.k8s.io", "customresourcedefinitions"): CRDStrategy,
 }
 
 
@@ -161,6 +164,14 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
 
     namespaced_stores = [s for s in chain.stores.values() if s.spec.namespaced]
     chain.namespace_controller = NamespaceController(ns_store, _unique(namespaced_stores))
+    crd_handler = CRDHandler(
+        apiextensions,
+        chain.stores[("apiextensions.k8s.io", "v1", "customresourcedefinitions")],
+        config.storage,
+        watch_cache_size=config.watch_cache_size,
+        lifecycle=lifecycle,
+        namespaced_stores=chain.namespace_controller.namespaced,
+    )
 
     # Non-resource paths: discovery roots, version, metrics, health, the index.
     for path, handler in discovery_handlers(aggregator, lambda: config.server_address).items():
@@ -203,6 +214,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     kube.add_post_start_hook("bootstrap-controller", bootstrap.run)
     kube.add_post_start_hook("start-system-namespaces-controller", start_namespace_controller)
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
+    apiextensions.add_post_start_hook("start-apiextensions-controllers", crd_handler.start)
     aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)
 
     CALLBACKS.storage_objects = lambda: {

@@ -1,0 +1,344 @@
+"""CustomResourceDefinitions end to end: kubectl and the Python client against the real server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+
+import pytest
+
+
+def _crd(group: str, plural: str, kind: str, *, scope: str = "Namespaced", **version_extra) -> dict:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "replicas": {"type": "integer", "default": 1, "minimum": 0},
+                    "size": {"type": "integer", "maximum": 10},
+                    "color": {"type": "string", "enum": ["red", "blue"], "default": "red"},
+                    "name": {"type": "string"},
+                    "selector": {"type": "string"},
+                    "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                },
+            },
+            "status": {
+                "type": "object",
+                "properties": {"replicas": {"type": "integer"}, "phase": {"type": "string"}},
+            },
+        },
+    }
+    version = {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+    version.update(version_extra)
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": scope,
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "shortNames": [plural[:3] + "x"]},
+            "versions": [version],
+        },
+    }
+
+
+def _apply_crd(server, crd: dict, tmp_path) -> str:
+    name = crd["metadata"]["name"]
+    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
+    server.kubectl("wait", "--for", "condition=established", f"crd/{name}", "--timeout=10s")
+    return name
+
+
+def _kubectl(server, tmp_path, *args, **kw):
+    # kubectl caches discovery: a fresh cache per call sees CRDs made a moment ago
+    return server.kubectl("--cache-dir", str(tmp_path / f"cache-{uuid.uuid4().hex[:6]}"), *args, **kw)
+
+
+@pytest.fixture
+def widgets(server, tmp_path):
+    group = f"w{uuid.uuid4().hex[:6]}.example.com"
+    crd = _crd(
+        group,
+        "widgets",
+        "Widget",
+        subresources={
+            "status": {},
+            "scale": {
+                "specReplicasPath": ".spec.replicas",
+                "statusReplicasPath": ".status.replicas",
+                "labelSelectorPath": ".spec.selector",
+            },
+        },
+        additionalPrinterColumns=[
+            {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+            {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+            {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        ],
+    )
+    name = _apply_crd(server, crd, tmp_path)
+    yield group
+    server.kubectl("delete", "crd", name, "--wait=false", check=False)
+
+
+def test_crd_status_conditions(server, widgets):
+    r = server.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{widgets}")
+    status = r.json()["status"]
+    conds = {c["type"]: c for c in status["conditions"]}
+    assert conds["NamesAccepted"]["status"] == "True"
+    assert conds["NamesAccepted"]["reason"] == "NoConflicts"
+    assert conds["Established"]["reason"] == "InitialNamesAccepted"
+    assert status["acceptedNames"]["plural"] == "widgets"
+    assert status["acceptedNames"]["listKind"] == "WidgetList"
+    assert status["storedVersions"] == ["v1"]
+
+
+def test_crud_defaults_pruning_and_columns(server, widgets, ns, tmp_path):
+    obj = {
+        "apiVersion": f"{widgets}/v1",
+        "kind": "Widget",
+        "metadata": {"name": "a"},
+        "spec": {"size": 3, "bogus": 1, "free": {"anything": {"x": 1}}},
+    }
+    res = _kubectl(server, tmp_path, "-n", ns, "create", "--validate=warn", "-f", "-", input=json.dumps(obj))
+    assert f"widget.{widgets}/a created" in res.stdout
+    assert 'unknown field "spec.bogus"' in res.stderr
+    got = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a").json()
+    assert got["spec"] == {"size": 3, "replicas": 1, "color": "red", "free": {"anything": {"x": 1}}}
+    assert got["metadata"]["generation"] == 1
+    assert "status" not in got
+    out = _kubectl(server, tmp_path, "-n", ns, "get", "widgets").stdout.splitlines()
+    assert out[0].split() == ["NAME", "COLOR", "REPLICAS", "AGE"]
+    assert out[1].split()[:3] == ["a", "red", "1"]
+    # short name and singular
+    assert _kubectl(server, tmp_path, "-n", ns, "get", "widx", "a", "-o", "name").stdout.strip() == (
+        f"widget.{widgets}/a"
+    )
+    # merge patch bumps generation, status is ignored on the main resource
+    r = server.request(
+        "PATCH",
+        f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a",
+        data=json.dumps({"spec": {"color": "blue"}, "status": {"phase": "x"}}),
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["spec"]["color"] == "blue"
+    assert r.json()["metadata"]["generation"] == 2
+    assert "status" not in r.json()
+    # strategic merge patch is not for custom resources
+    r = server.request(
+        "PATCH",
+        f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a",
+        data="{}",
+        headers={"Content-Type": "application/strategic-merge-patch+json"},
+    )
+    assert r.status_code == 415
+    # status subresource
+    r = server.request(
+        "PATCH",
+        f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a/status",
+        data=json.dumps({"status": {"phase": "Ready", "replicas": 1}}),
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == {"phase": "Ready", "replicas": 1}
+    assert r.json()["metadata"]["generation"] == 2
+    # dry run leaves nothing
+    r = server.request(
+        "POST", f"/apis/{widgets}/v1/namespaces/{ns}/widgets?dryRun=All", json={**obj, "metadata": {"name": "dry"}}
+    )
+    assert r.status_code == 201, r.text
+    assert server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/dry").status_code == 404
+    _kubectl(server, tmp_path, "-n", ns, "delete", "widget", "a")
+    assert server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a").status_code == 404
+
+
+def test_strict_and_invalid(server, widgets, ns):
+    base = f"/apis/{widgets}/v1/namespaces/{ns}/widgets"
+    obj = {"apiVersion": f"{widgets}/v1", "kind": "Widget", "metadata": {"name": "s"}, "spec": {"bogus": 1}}
+    r = server.request("POST", base + "?fieldValidation=Strict", json=obj)
+    assert r.status_code == 400
+    assert r.json()["message"] == (
+        'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"'
+    )
+    bad = {
+        "apiVersion": f"{widgets}/v1",
+        "kind": "Widget",
+        "metadata": {"name": "bad"},
+        "spec": {"size": 20, "color": "pink", "replicas": "x"},
+    }
+    r = server.request("POST", base, json=bad)
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["reason"] == "Invalid"
+    causes = {c["field"]: c["message"] for c in body["details"]["causes"]}
+    assert causes["spec.size"] == "Invalid value: 20: spec.size in body should be less than or equal to 10"
+    assert causes["spec.color"] == 'Unsupported value: "pink": supported values: "red", "blue"'
+    assert causes["spec.replicas"] == (
+        'Invalid value: "string": spec.replicas in body must be of type integer: "string"'
+    )
+    assert body["message"].startswith(f'Widget.{widgets} "bad" is invalid: [')
+    # unknown group/version/resource falls through to 404
+    assert server.request("GET", f"/apis/{widgets}/v9/widgets").status_code == 404
+    assert server.request("GET", f"/apis/{widgets}/v1/gadgets").status_code == 404
+
+
+def test_scale_subresource(server, widgets, ns, tmp_path):
+    obj = {
+        "apiVersion": f"{widgets}/v1",
+        "kind": "Widget",
+        "metadata": {"name": "sc"},
+        "spec": {"replicas": 2, "selector": "app=x"},
+    }
+    _kubectl(server, tmp_path, "-n", ns, "create", "-f", "-", input=json.dumps(obj))
+    _kubectl(server, tmp_path, "-n", ns, "scale", "widget", "sc", "--replicas=5")
+    got = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc").json()
+    assert got["spec"]["replicas"] == 5
+    scale = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc/scale").json()
+    assert scale["kind"] == "Scale"
+    assert scale["apiVersion"] == "autoscaling/v1"
+    assert scale["spec"] == {"replicas": 5}
+    assert scale["status"] == {"replicas": 0, "selector": "app=x"}
+
+
+def test_discovery(server, widgets):
+    r = server.request("GET", f"/apis/{widgets}/v1")
+    res = {x["name"]: x for x in r.json()["resources"]}
+    assert res["widgets"]["kind"] == "Widget"
+    assert res["widgets"]["singularName"] == "widget"
+    assert res["widgets"]["shortNames"] == ["widx"]
+    assert res["widgets"]["namespaced"] is True
+    assert "widgets/status" in res and "widgets/scale" in res
+    assert server.request("GET", f"/apis/{widgets}").json()["preferredVersion"]["version"] == "v1"
+    agg = server.request(
+        "GET", "/apis", headers={"Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}
+    ).json()
+    assert any(item["metadata"]["name"] == widgets for item in agg["items"])
+
+
+def test_cluster_scoped_and_crd_deletion(server, tmp_path):
+    group = f"c{uuid.uuid4().hex[:6]}.example.com"
+    name = _apply_crd(server, _crd(group, "gizmos", "Gizmo", scope="Cluster"), tmp_path)
+    obj = {"apiVersion": f"{group}/v1", "kind": "Gizmo", "metadata": {"name": "g1"}, "spec": {}}
+    r = server.request("POST", f"/apis/{group}/v1/gizmos", json=obj)
+    assert r.status_code == 201, r.text
+    assert "namespace" not in r.json()["metadata"]
+    out = _kubectl(server, tmp_path, "get", "gizmos", "-o", "name").stdout.split()
+    assert out == [f"gizmo.{group}/g1"]
+    _kubectl(server, tmp_path, "delete", "crd", name, "--timeout=20s")
+    assert server.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}").status_code == 404
+    assert server.request("GET", f"/apis/{group}/v1/gizmos").status_code == 404
+    # a new CRD of the same name starts empty
+    _apply_crd(server, _crd(group, "gizmos", "Gizmo", scope="Cluster"), tmp_path)
+    assert server.request("GET", f"/apis/{group}/v1/gizmos").json()["items"] == []
+    server.kubectl("delete", "crd", name)
+
+
+def test_crd_validation(server):
+    crd = _crd("bad.example.com", "things", "Thing")
+    crd["metadata"]["name"] = "wrong.example.com"
+    crd["spec"]["scope"] = "Galaxy"
+    crd["spec"]["versions"][0]["storage"] = False
+    del crd["spec"]["versions"][0]["schema"]
+    r = server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd)
+    assert r.status_code == 422, r.text
+    causes = {c["field"]: c["message"] for c in r.json()["details"]["causes"]}
+    assert causes["metadata.name"] == 'Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group'
+    assert causes["spec.scope"] == 'Unsupported value: "Galaxy": supported values: "Cluster", "Namespaced"'
+    assert causes["spec.versions[0].schema.openAPIV3Schema"] == "Required value: schemas are required"
+    assert causes["spec.versions"].endswith("must have exactly one version marked as storage version")
+
+
+def test_names_conflict(server, tmp_path):
+    group = f"n{uuid.uuid4().hex[:6]}.example.com"
+    _apply_crd(server, _crd(group, "alphas", "Alpha"), tmp_path)
+    other = _crd(group, "betas", "Alpha")
+    other["spec"]["names"]["singular"] = "beta"
+    r = server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=other)
+    assert r.status_code == 201
+    deadline = time.time() + 5
+    conds = {}
+    while time.time() < deadline:
+        got = server.request("GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/betas.{group}").json()
+        conds = {c["type"]: c for c in (got.get("status") or {}).get("conditions") or []}
+        if "NamesAccepted" in conds:
+            break
+        time.sleep(0.05)
+    assert conds["NamesAccepted"]["status"] == "False"
+    assert conds["NamesAccepted"]["reason"] == "KindConflict"
+    assert conds["NamesAccepted"]["message"] == '"Alpha" is already in use'
+    assert conds["Established"]["status"] == "False"
+    assert server.request("GET", f"/apis/{group}/v1/betas").status_code == 404
+    server.kubectl("delete", "crd", f"betas.{group}", f"alphas.{group}")
+
+
+def test_operator_loop_with_python_client(server, widgets, ns):
+    from kubernetes import client, watch
+
+    api = client.CustomObjectsApi(server.api_client())
+    seen: list[tuple[str, str]] = []
+    done = threading.Event()
+
+    def operator() -> None:
+        listed = api.list_namespaced_custom_object(widgets, "v1", ns, "widgets")
+        rv = listed["metadata"]["resourceVersion"]
+        w = watch.Watch()
+        for ev in w.stream(
+            api.list_namespaced_custom_object, widgets, "v1", ns, "widgets", resource_version=rv, timeout_seconds=20
+        ):
+            obj = ev["object"]
+            name = obj["metadata"]["name"]
+            seen.append((ev["type"], name))
+            meta = obj["metadata"]
+            if ev["type"] == "ADDED":
+                api.patch_namespaced_custom_object(
+                    widgets, "v1", ns, "widgets", name, {"metadata": {"finalizers": ["example.com/cleanup"]}}
+                )
+                api.patch_namespaced_custom_object_status(
+                    widgets, "v1", ns, "widgets", name, {"status": {"phase": "Ready"}}
+                )
+            elif ev["type"] == "MODIFIED" and meta.get("deletionTimestamp") and meta.get("finalizers"):
+                api.patch_namespaced_custom_object(
+                    widgets, "v1", ns, "widgets", name, {"metadata": {"finalizers": None}}
+                )
+            elif ev["type"] == "DELETED":
+                w.stop()
+                done.set()
+
+    t = threading.Thread(target=operator, daemon=True)
+    t.start()
+    time.sleep(0.5)
+    body = {"apiVersion": f"{widgets}/v1", "kind": "Widget", "metadata": {"name": "op"}, "spec": {}}
+    api.create_namespaced_custom_object(widgets, "v1", ns, "widgets", body)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        got = api.get_namespaced_custom_object(widgets, "v1", ns, "widgets", "op")
+        if (got.get("status") or {}).get("phase") == "Ready" and got["metadata"].get("finalizers"):
+            break
+        time.sleep(0.05)
+    assert got["status"] == {"phase": "Ready"}
+    assert got["metadata"]["finalizers"] == ["example.com/cleanup"]
+    api.delete_namespaced_custom_object(widgets, "v1", ns, "widgets", "op")
+    assert done.wait(10), seen
+    t.join(5)
+    assert seen[0] == ("ADDED", "op")
+    assert seen[-1] == ("DELETED", "op")
+
+
+def test_watch_with_kubectl(server, widgets, ns, tmp_path):
+    proc = server.kubectl_popen(
+        "--cache-dir", str(tmp_path / "wcache"), "-n", ns, "get", "widgets", "--watch", "-o", "name"
+    )
+    try:
+        time.sleep(1.0)
+        obj = {"apiVersion": f"{widgets}/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {}}
+        r = server.request("POST", f"/apis/{widgets}/v1/namespaces/{ns}/widgets", json=obj)
+        assert r.status_code == 201
+        line = proc.stdout.readline().strip()
+        assert line == f"widget.{widgets}/w1"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -102,6 +102,19 @@ def canonical_quantity(text: str | int | float) -> str:
     return format_quantity(value, fmt)
 
 
+@lru_cache(maxsize=4096, typed=True)
+def round_up_milli(text: str | int | float) -> str | None:
+    """Quantity.RoundUp(Milli), as SetDefaults_ResourceList applies it: the canonical text of the
+    quantity rounded away from zero to milli precision, or None when it has no finer digits."""
+    value, fmt = parse_quantity(text)
+    millis, rest = divmod(value.numerator * 1000, value.denominator)
+    if not rest:
+        return None
+    if value > 0:
+        millis += 1  # divmod floors: one more milli is the ceiling
+    return format_quantity(Fraction(millis, 1000), fmt)
+
+
 def quantity_value(text: str | int | float) -> Fraction:
     """The exact value, for comparisons (requests ≤ limits)."""
     return parse_quantity(text)[0]

@@ -32,6 +32,9 @@ _DEPRECATED_VOLUMES = (
     ("cephfs", "deprecated in v1.28, non-functional in v1.31+"),
     ("rbd", "deprecated in v1.28, non-functional in v1.31+"),
 )
+_DEPRECATED_VOLUME_PLUGINS = frozenset(plugin for plugin, _ in _DEPRECATED_VOLUMES)
+# The resources counted in bytes, which must be whole numbers.
+_BYTE_RESOURCES = ("memory", "ephemeral-storage")
 _SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CONTAINER_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 
@@ -66,6 +69,8 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
         if key in annotations:
             out.append(f"{prefix}metadata.annotations[{key}]: {message}")
     for i, volume in enumerate(_dicts(spec.get("volumes"))):
+        if volume.keys().isdisjoint(_DEPRECATED_VOLUME_PLUGINS):
+            continue
         for plugin, message in _DEPRECATED_VOLUMES:
             if volume.get(plugin) is not None:
                 out.append(f"{prefix}spec.volumes[{i}].{plugin}: {message}")
@@ -74,8 +79,10 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     for i, secret in enumerate(_dicts(spec.get("imagePullSecrets"))):
         if not secret.get("name"):
             out.append(f'{prefix}spec.imagePullSecrets[{i}].name: invalid empty name ""')
-    for resource in ("memory", "ephemeral-storage"):
-        out.extend(_fractional(_dict(spec.get("overhead")), resource, f"{prefix}spec.overhead"))
+    overhead = _dict(spec.get("overhead"))
+    for resource in _BYTE_RESOURCES:
+        if overhead.get(resource) is not None:
+            out.extend(_fractional(overhead, resource, f"{prefix}spec.overhead"))
     security = _dict(spec.get("securityContext"))
     if not security.get("seccompProfile") and _SECCOMP_POD_ANNOTATION in annotations:
         out.append(
@@ -93,8 +100,10 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
                 )
         resources = _dict(container.get("resources"))
         for kind in ("limits", "requests"):
-            for resource in ("memory", "ephemeral-storage"):
-                out.extend(_fractional(_dict(resources.get(kind)), resource, f"{path}.resources.{kind}"))
+            table = _dict(resources.get(kind))
+            for resource in _BYTE_RESOURCES:
+                if table.get(resource) is not None:
+                    out.extend(_fractional(table, resource, f"{path}.resources.{kind}"))
         out.extend(_hidden_env(container.get("env"), f"{path}.env"))
     out.extend(_port_warnings(containers))
     grace = spec.get("terminationGracePeriodSeconds")

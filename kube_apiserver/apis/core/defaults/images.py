@@ -81,4 +81,14 @@ def image_tag(image: object) -> str:
 
 
 def default_pull_policy(image: object) -> str:
+    if isinstance(image, str) and _explicit_tag(image) not in ("", "latest"):
+        # Tagged otherwise than latest: IfNotPresent whether the rest parses (that tag) or not ("").
+        return "IfNotPresent"
     return "Always" if image_tag(image) == "latest" else "IfNotPresent"
+
+
+def _explicit_tag(image: str) -> str:
+    """The text after the ':' of the reference's last path component (before any digest): its tag if
+    the reference parses at all."""
+    last = image.partition("@")[0].rpartition("/")[2]
+    return last.rpartition(":")[2] if ":" in last else ""

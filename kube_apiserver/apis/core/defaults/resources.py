@@ -3,33 +3,25 @@ keeps this for API compatibility: "0.0001" CPU is stored as "1m")."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from kube_apiserver.apis.core.defaults.fields import child
-from kube_apiserver.runtime.quantity import QuantityError, format_quantity, parse_quantity
+from kube_apiserver.runtime.quantity import QuantityError, round_up_milli
 
 
 def set_defaults_resource_list(resources: Any) -> None:
     if not isinstance(resources, dict):
         return
-    rounded: dict[str, str] | None = None
+    rounded: dict[str, str] = {}
     for name, text in resources.items():
         if isinstance(text, bool) or not isinstance(text, str | int | float):
             continue
         try:
-            value, fmt = parse_quantity(text)
+            text = round_up_milli(text)
         except QuantityError:
             continue  # validation reports it
-        # value is exact: it has milli precision when value * 1000 is a whole number.
-        numerator, denominator = value.numerator * 1000, value.denominator
-        if numerator % denominator == 0:
-            continue
-        # Quantity.RoundUp rounds away from zero.
-        millis = -(-numerator // denominator) if numerator > 0 else numerator // denominator
-        if rounded is None:
-            rounded = {}
-        rounded[name] = format_quantity(Fraction(millis, 1000), fmt)
+        if text is not None:
+            rounded[name] = text
     if rounded:
         resources.update(rounded)
 

@@ -45,6 +45,7 @@ PROTOCOLS = ["SCTP", "TCP", "UDP"]
 PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 TERMINATION_MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
 NOT_FOR_INIT = "may not be set for init containers without restartPolicy=Always"
+_PROBES = (("livenessProbe", "liveness"), ("readinessProbe", "readiness"), ("startupProbe", "startup"))
 # allowedEphemeralContainerFields: the fields an ephemeral container may not set (JSON names).
 _EPHEMERAL_FORBIDDEN = ("ports", "resources", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle")
 
@@ -53,29 +54,28 @@ def validate_container_ports(ports: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     names: set[str] = set()
     for i, port in enumerate(as_list(ports)):
-        port, idx = as_dict(port), f"{path}[{i}]"
+        port = as_dict(port)
         name = as_str(port.get("name"))
         if name:
             msgs = is_valid_port_name(name)
             if msgs:
-                causes += [field_invalid(f"{idx}.name", name, m) for m in msgs]
+                causes += [field_invalid(f"{path}[{i}].name", name, m) for m in msgs]
             elif name in names:
-                causes.append(field_duplicate(f"{idx}.name", name))
+                causes.append(field_duplicate(f"{path}[{i}].name", name))
             else:
                 names.add(name)
         container_port = port.get("containerPort", 0)
         if not container_port:
-            causes.append(field_required(f"{idx}.containerPort"))
-        elif is_int(container_port):
-            causes += [
-                field_invalid(f"{idx}.containerPort", container_port, m) for m in is_valid_port_num(container_port)
-            ]
+            causes.append(field_required(f"{path}[{i}].containerPort"))
+        elif is_int(container_port) and not 1 <= container_port <= 65535:
+            msgs = is_valid_port_num(container_port)
+            causes += [field_invalid(f"{path}[{i}].containerPort", container_port, m) for m in msgs]
         host_port = port.get("hostPort", 0)
         if is_int(host_port) and host_port:
-            causes += [field_invalid(f"{idx}.hostPort", host_port, m) for m in is_valid_port_num(host_port)]
+            causes += [field_invalid(f"{path}[{i}].hostPort", host_port, m) for m in is_valid_port_num(host_port)]
         protocol = port.get("protocol")
         if protocol and protocol not in PROTOCOLS:
-            causes.append(field_not_supported(f"{idx}.protocol", protocol, PROTOCOLS))
+            causes.append(field_not_supported(f"{path}[{i}].protocol", protocol, PROTOCOLS))
     return causes
 
 
@@ -168,22 +168,22 @@ def validate_volume_mounts(
     mount_points: set[str] = set()
     privileged = as_dict(container.get("securityContext")).get("privileged") is True
     for i, mount in enumerate(mounts):
-        mount, idx = as_dict(mount), f"{path}[{i}]"
+        mount = as_dict(mount)
         name, mount_path = as_str(mount.get("name")), as_str(mount.get("mountPath"))
         if not name:
-            causes.append(field_required(f"{idx}.name"))
+            causes.append(field_required(f"{path}[{i}].name"))
         if name not in volumes:
-            causes.append(field_not_found(f"{idx}.name", name))
+            causes.append(field_not_found(f"{path}[{i}].name", name))
         if not mount_path:
-            causes.append(field_required(f"{idx}.mountPath"))
+            causes.append(field_required(f"{path}[{i}].mountPath"))
         if mount_path in mount_points:
-            causes.append(field_invalid(f"{idx}.mountPath", mount_path, "must be unique"))
+            causes.append(field_invalid(f"{path}[{i}].mountPath", mount_path, "must be unique"))
         mount_points.add(mount_path)
         if name in devices:
-            causes.append(field_invalid(f"{idx}.name", name, "must not already exist in volumeDevices"))
+            causes.append(field_invalid(f"{path}[{i}].name", name, "must not already exist in volumeDevices"))
         if mount_path in devices.values():
             causes.append(
-                field_invalid(f"{idx}.mountPath", mount_path, "must not already exist as a path in volumeDevices")
+                field_invalid(f"{path}[{i}].mountPath", mount_path, "must not already exist as a path in volumeDevices")
             )
         sub_path, sub_expr = as_str(mount.get("subPath")), as_str(mount.get("subPathExpr"))
         if sub_path:
@@ -191,7 +191,9 @@ def validate_volume_mounts(
         if sub_expr:
             if sub_path:
                 causes.append(
-                    field_invalid(f"{idx}.subPathExpr", sub_expr, "subPathExpr and subPath are mutually exclusive")
+                    field_invalid(
+                        f"{path}[{i}].subPathExpr", sub_expr, "subPathExpr and subPath are mutually exclusive"
+                    )
                 )
             causes += validate_local_descending_path(sub_expr, f"{path}.subPathExpr")
         propagation = mount.get("mountPropagation")
@@ -202,7 +204,8 @@ def validate_volume_mounts(
             if propagation == "Bidirectional" and not privileged:
                 detail = "Bidirectional mount propagation is available only to privileged containers"
                 causes.append(field_forbidden(f"{path}.mountPropagation", detail))
-        causes += _recursive_read_only(mount, f"{path}.recursiveReadOnly")
+        if mount.get("recursiveReadOnly") is not None:
+            causes += _recursive_read_only(mount, f"{path}.recursiveReadOnly")
     return causes
 
 
@@ -224,12 +227,15 @@ def validate_volume_devices(
     container: dict[str, Any], volumes: dict[str, dict[str, Any]], path: str
 ) -> list[StatusCause]:
     causes: list[StatusCause] = []
+    devices = as_list(container.get("volumeDevices"))
+    if not devices:
+        return causes
     mounts = {
         as_str(m.get("name")): as_str(m.get("mountPath")) for m in map(as_dict, as_list(container.get("volumeMounts")))
     }
     paths: set[str] = set()
     names: set[str] = set()
-    for i, dev in enumerate(as_list(container.get("volumeDevices"))):
+    for i, dev in enumerate(devices):
         dev, idx = as_dict(dev), f"{path}[{i}]"
         name, dev_path = as_str(dev.get("name")), as_str(dev.get("devicePath"))
         volume = volumes.get(name)
@@ -347,9 +353,10 @@ def _probes_and_lifecycle(ctr: dict[str, Any], grace: Any, path: str) -> list[St
     causes: list[StatusCause] = []
     if isinstance(ctr.get("lifecycle"), dict):
         causes += validate_lifecycle(ctr["lifecycle"], grace, f"{path}.lifecycle")
-    causes += validate_probe(ctr.get("livenessProbe"), grace, f"{path}.livenessProbe", "liveness")
-    causes += validate_probe(ctr.get("readinessProbe"), grace, f"{path}.readinessProbe", "readiness")
-    return causes + validate_probe(ctr.get("startupProbe"), grace, f"{path}.startupProbe", "startup")
+    for key, kind in _PROBES:
+        if isinstance(ctr.get(key), dict):
+            causes += validate_probe(ctr[key], grace, f"{path}.{key}", kind)
+    return causes
 
 
 # --- security context and resize ----------------------------------------------------------------------------------
@@ -393,19 +400,27 @@ def validate_container_common(
     policy = ctr.get("terminationMessagePolicy")
     if policy and policy not in TERMINATION_MESSAGE_POLICIES:
         causes.append(field_not_supported(f"{path}.terminationMessagePolicy", policy, TERMINATION_MESSAGE_POLICIES))
-    causes += validate_container_ports(ctr.get("ports"), f"{path}.ports")
-    causes += validate_env(ctr.get("env"), f"{path}.env")
-    causes += validate_env_from(ctr.get("envFrom"), f"{path}.envFrom")
-    causes += validate_volume_mounts(ctr, volumes, f"{path}.volumeMounts")
-    causes += validate_volume_devices(ctr, volumes, f"{path}.volumeDevices")
+    # A field the container does not have has nothing to check: no call, no path for it.
+    if "ports" in ctr:
+        causes += validate_container_ports(ctr["ports"], f"{path}.ports")
+    if "env" in ctr:
+        causes += validate_env(ctr["env"], f"{path}.env")
+    if "envFrom" in ctr:
+        causes += validate_env_from(ctr["envFrom"], f"{path}.envFrom")
+    if "volumeMounts" in ctr:
+        causes += validate_volume_mounts(ctr, volumes, f"{path}.volumeMounts")
+    if "volumeDevices" in ctr:
+        causes += validate_volume_devices(ctr, volumes, f"{path}.volumeDevices")
     pull = ctr.get("imagePullPolicy")
     if pull and pull not in PULL_POLICIES:
         causes.append(field_not_supported(f"{path}.imagePullPolicy", pull, PULL_POLICIES))
-    causes += validate_resource_requirements(ctr.get("resources"), f"{path}.resources", claims)
-    causes += _validate_resize_policy(ctr.get("resizePolicy"), f"{path}.resizePolicy", restart_policy)
-    return causes + validate_container_security_context(
-        ctr.get("securityContext"), f"{path}.securityContext", host_users
-    )
+    if "resources" in ctr:
+        causes += validate_resource_requirements(ctr["resources"], f"{path}.resources", claims)
+    if "resizePolicy" in ctr:
+        causes += _validate_resize_policy(ctr["resizePolicy"], f"{path}.resizePolicy", restart_policy)
+    if "securityContext" in ctr:
+        causes += validate_container_security_context(ctr["securityContext"], f"{path}.securityContext", host_users)
+    return causes
 
 
 def _host_port_conflicts(containers: list[dict[str, Any]], path: str, seen: set[str]) -> list[StatusCause]:

@@ -27,6 +27,7 @@ from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import CUSTOM_DECODERS
 from kube_apiserver.endpoints.handlers.scope import RequestScope
 from kube_apiserver.endpoints.installer import APIGroupVersion, APIResource
+from kube_apiserver.registry.fieldmanager.typeconv import register_kind_schema, unregister_kind_schema
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
@@ -236,6 +237,7 @@ class CRDHandler:
             served.stores[rspec.version] = store
             key = (rspec.group, rspec.version, rspec.kind)
             CUSTOM_DECODERS[key] = _decoder(schema)
+            register_kind_schema(rspec.group, rspec.version, rspec.kind, schema)
             served.decoders.append(key)
             res = APIResource(rspec, store)
             if scale is not None:
@@ -295,6 +297,7 @@ class CRDHandler:
                 self.namespaced_stores.remove(store)
         for key in served.decoders:
             CUSTOM_DECODERS.pop(key, None)
+            unregister_kind_schema(*key)
         served.decoders.clear()
         served.stores.clear()
 

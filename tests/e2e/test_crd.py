@@ -342,3 +342,54 @@ def test_watch_with_kubectl(server, widgets, ns, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_server_side_apply_of_a_custom_resource(server, widgets, ns, tmp_path):
+    def widget(**spec):
+        return json.dumps({"apiVersion": f"{widgets}/v1", "kind": "Widget", "metadata": {"name": "ssa"}, "spec": spec})
+
+    out = _kubectl(server, tmp_path, "-n", ns, "apply", "--server-side", "-f", "-", input=widget(size=3, name="a"))
+    assert out.stdout.strip() == f"widget.{widgets}/ssa serverside-applied"
+    # another manager takes a field the first does not apply
+    r = server.request(
+        "PATCH",
+        f"/apis/{widgets}/v1/namespaces/{ns}/widgets/ssa?fieldManager=other",
+        data=widget(color="blue"),
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert r.status_code == 200, r.text
+    # the first manager changing it conflicts, then forces
+    res = _kubectl(
+        server,
+        tmp_path,
+        "-n",
+        ns,
+        "apply",
+        "--server-side",
+        "-f",
+        "-",
+        input=widget(size=3, name="a", color="red"),
+        check=False,
+    )
+    assert res.returncode == 1
+    assert 'conflict with "other"' in res.stderr and ".spec.color" in res.stderr, res.stderr
+    _kubectl(
+        server,
+        tmp_path,
+        "-n",
+        ns,
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        "-",
+        input=widget(size=3, name="a", color="red"),
+    )
+    obj = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/ssa").json()
+    assert obj["spec"]["color"] == "red" and obj["spec"]["size"] == 3
+    managers = {m["manager"]: m for m in obj["metadata"]["managedFields"]}
+    assert "f:color" in json.dumps(managers["kubectl"]["fieldsV1"])
+    # re-applying without a field removes it (no one else owns it)
+    _kubectl(server, tmp_path, "-n", ns, "apply", "--server-side", "-f", "-", input=widget(name="a", color="red"))
+    obj = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/ssa").json()
+    assert "size" not in obj["spec"]

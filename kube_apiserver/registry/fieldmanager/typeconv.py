@@ -221,9 +221,43 @@ def atom_for_definition(name: str) -> Atom:
     return _converter().named_type(name)
 
 
-@cache
+_OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+# Kinds served from a CustomResourceDefinition: their version's openAPIV3Schema, converted.
+_CUSTOM: dict[tuple[str, str, str], Atom] = {}
+
+
+def register_kind_schema(group: str, version: str, kind: str, schema: dict[str, Any] | None) -> None:
+    """Type a custom resource version by its schema (none: deduced, as for schemaless CRDs); its
+    metadata is always ObjectMeta, apiVersion and kind strings, as kube's CRD type converter does."""
+    converter = _converter()
+    atom = Atom(f"{group}/{version}, Kind={kind}")
+    if isinstance(schema, dict) and schema:
+        converter.fill(atom, schema, kind)
+    if atom.map is None:
+        atom.scalar, atom.list, atom.map = None, None, MapType()
+        atom.map.elem = DEDUCED
+    atom.map.fields["metadata"] = converter.named_type(_OBJECT_META)
+    for name in ("apiVersion", "kind"):
+        string = Atom()
+        string.scalar = STRING
+        atom.map.fields[name] = string
+    _CUSTOM[(group, version, kind)] = atom
+
+
+def unregister_kind_schema(group: str, version: str, kind: str) -> None:
+    _CUSTOM.pop((group, version, kind), None)
+
+
 def atom_for_kind(group: str, version: str, kind: str) -> Atom | None:
-    """The type of a built-in kind, or None when the definitions do not have it."""
+    """The type of a kind: a custom resource's registered schema, else the built-in definition's;
+    None when neither knows it."""
+    custom = _CUSTOM.get((group, version, kind))
+    return custom if custom is not None else _builtin_atom_for_kind(group, version, kind)
+
+
+@cache
+def _builtin_atom_for_kind(group: str, version: str, kind: str) -> Atom | None:
     name = definition_name(group, version, kind)
     if name is None:
         return None

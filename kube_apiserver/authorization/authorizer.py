@@ -73,13 +73,21 @@ class Union:
         return NO_OPINION, ", ".join(reasons)
 
 
-def new_authorizer(modes: list[str]) -> Authorizer:
-    chain: list[Authorizer] = [PublicInfo()]
+def new_authorizer(modes: list[str], rbac: Authorizer | None = None) -> Authorizer:
+    """The union kube builds: system:masters first (always), then each mode in order. rbac is the RBAC
+    authorizer (kube_apiserver.authorization.rbac), required when modes name RBAC."""
+    from kube_apiserver.authorization.rbac.authorizer import NodeNoOpinion, PrivilegedGroups
+
+    chain: list[Authorizer] = [PrivilegedGroups(), PublicInfo()]
     for mode in modes:
         if mode == "AlwaysAllow":
             chain.append(AlwaysAllow())
         elif mode == "AlwaysDeny":
             chain.append(AlwaysDeny())
+        elif mode == "RBAC" and rbac is not None:
+            chain.append(rbac)
+        elif mode == "Node":
+            chain.append(NodeNoOpinion())
         else:
             raise ValueError(f"authorization mode {mode!r} is not implemented yet")
     return Union(chain)

@@ -76,7 +76,6 @@ async def run(opts: Options) -> None:
             sys.stderr.write(f"Error: {e}\n")
             raise SystemExit(1) from None
     authenticator = RequestAuthenticator(True, token_auths, opts.anonymous_auth)
-    authorizer = new_authorizer(opts.authorization_mode)
 
     storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"))
     await storage.start()
@@ -95,6 +94,7 @@ async def run(opts: Options) -> None:
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
     await chain.start_cachers()
+    authorizer = new_authorizer(opts.authorization_mode, chain.rbac)
     app = build_handler_chain(
         chain.aggregator,
         ChainConfig(

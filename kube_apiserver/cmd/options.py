@@ -74,7 +74,7 @@ def _positive(value: str) -> int:
 
 def _modes(value: str) -> list[str]:
     modes = [m.strip() for m in value.split(",") if m.strip()]
-    known = {"AlwaysAllow", "AlwaysDeny"}
+    known = {"AlwaysAllow", "AlwaysDeny", "Node", "RBAC"}
     for m in modes:
         if m not in known:
             raise argparse.ArgumentTypeError(
@@ -176,8 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     a(
         "--authorization-mode",
         type=_modes,
-        default=["AlwaysAllow"],
-        help="Ordered list of plug-ins to do authorization on secure port. Today: AlwaysAllow (authenticated users; anonymous users only reach /healthz, /livez, /readyz, /version), AlwaysDeny.",
+        default=["Node", "RBAC"],
+        help="Ordered list of plug-ins to do authorization on secure port: AlwaysAllow (authenticated users; anonymous users only reach /healthz, /livez, /readyz, /version), AlwaysDeny, RBAC, Node (accepted; has no opinion: the node graph authorizer is not implemented). system:masters is always allowed.",
     )
     a(
         "--max-requests-inflight",

@@ -21,6 +21,7 @@ from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
 from kube_apiserver.apis.core.pod_subresources import install_core_subresources
 from kube_apiserver.apis.scheme import build_scheme
+from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
@@ -61,6 +62,7 @@ class ServerChain:
     stores: dict[tuple[str, str, str], Store] = field(default_factory=dict)  # (group, version, resource)
     cachers: list[Cacher] = field(default_factory=list)
     namespace_controller: NamespaceController | None = None
+    rbac: Any = None  # the RBAC rule resolver (kube_apiserver.authorization.rbac.authorizer.RuleResolver)
 
     async def start_cachers(self) -> None:
         """Fill every watch cache from storage before serving (each is a list of its prefix)."""
@@ -213,6 +215,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
     kube.add_post_start_hook("bootstrap-controller", bootstrap.run)
     kube.add_post_start_hook("start-system-namespaces-controller", start_namespace_controller)
+    chain.rbac = reviews.RULE_RESOLVER["rbac"] = install_rbac(kube, chain.stores)
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
     apiextensions.add_post_start_hook("start-apiextensions-controllers", crd_handler.start)
     aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)

@@ -1,6 +1,7 @@
-"""Virtual create-only resources. SelfSubjectReview and SelfSubjectAccessReview answer from the
-request's own user and the configured authorizer; the others (TokenReview, SubjectAccessReview, ...)
-arrive with the security issue and answer 405 until then."""
+"""Virtual create-only resources. SelfSubjectReview answers from the request's own user; the access
+reviews (SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview) ask the configured
+authorizer about the user they name; SelfSubjectRulesReview lists the RBAC rules of the requesting user.
+TokenReview still answers 405."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ from typing import Any
 
 import orjson
 
-from kube_apiserver.authorization.authorizer import ALLOW, Attributes
+from kube_apiserver.authentication.user import UserInfo
+from kube_apiserver.authorization.authorizer import ALLOW, DENY, Attributes
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
 from kube_apiserver.endpoints.installer import Handler
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.errors import StatusCause
 
 
 def _user_info(scope: RequestScope) -> dict[str, Any]:
@@ -34,33 +38,163 @@ async def self_subject_review(scope: RequestScope) -> None:
     await send_bytes(scope.req.send, 201, orjson.dumps(obj))
 
 
-async def self_subject_access_review(scope: RequestScope) -> None:
-    obj = await decode_object(scope)
-    spec = obj.get("spec") or {}
+def _attributes(user: UserInfo, spec: dict[str, Any]) -> Attributes:
     ra = spec.get("resourceAttributes")
-    na = spec.get("nonResourceAttributes")
-    user = scope.req.scope["k8s.user"]
-    authorizer = scope.req.scope.get("k8s.authorizer")
-    if ra:
-        attrs = Attributes(
+    if isinstance(ra, dict):
+        return Attributes(
             user,
-            ra.get("verb", ""),
+            str(ra.get("verb", "")),
             True,
-            namespace=ra.get("namespace", ""),
-            api_group=ra.get("group", ""),
-            api_version=ra.get("version", ""),
-            resource=ra.get("resource", ""),
-            subresource=ra.get("subresource", ""),
-            name=ra.get("name", ""),
+            namespace=str(ra.get("namespace", "")),
+            api_group=str(ra.get("group", "")),
+            api_version=str(ra.get("version", "")),
+            resource=str(ra.get("resource", "")),
+            subresource=str(ra.get("subresource", "")),
+            name=str(ra.get("name", "")),
         )
-    else:
-        attrs = Attributes(user, (na or {}).get("verb", ""), False, path=(na or {}).get("path", ""))
-    decision, reason = authorizer.authorize(attrs) if authorizer else (ALLOW, "")
+    na = spec.get("nonResourceAttributes") if isinstance(spec.get("nonResourceAttributes"), dict) else {}
+    return Attributes(user, str(na.get("verb", "")), False, path=str(na.get("path", "")))
+
+
+def _spec_causes(spec: dict[str, Any], subject: bool) -> list[StatusCause]:
+    """ValidateSubjectAccessReviewSpec / ValidateSelfSubjectAccessReviewSpec."""
+    causes = []
+    ra, na = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    if ra and na:
+        causes.append(
+            errors.field_invalid(
+                "spec.nonResourceAttributes", na, "cannot be specified in combination with resourceAttributes"
+            )
+        )
+    if not ra and not na:
+        causes.append(
+            errors.field_invalid(
+                "spec.resourceAttributes",
+                na,
+                "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+            )
+        )
+    if subject and not spec.get("user") and not spec.get("groups"):
+        causes.append(
+            errors.field_invalid("spec.user", spec.get("user", ""), "at least one of user or group must be specified")
+        )
+    return causes
+
+
+async def _answer_access_review(scope: RequestScope, user: UserInfo, obj: dict[str, Any], spec: dict[str, Any]) -> None:
+    authorizer = scope.req.scope.get("k8s.authorizer")
+    decision, reason = authorizer.authorize(_attributes(user, spec)) if authorizer else (ALLOW, "")
     obj.setdefault("metadata", {})["creationTimestamp"] = None
     obj["status"] = {"allowed": decision == ALLOW}
+    if decision == DENY:
+        obj["status"]["denied"] = True
     if reason:
         obj["status"]["reason"] = reason
     await send_bytes(scope.req.send, 201, orjson.dumps(obj))
+
+
+def _spec_of(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+async def self_subject_access_review(scope: RequestScope) -> None:
+    obj = await decode_object(scope)
+    spec = _spec_of(obj)
+    causes = _spec_causes(spec, subject=False)
+    if causes:
+        raise errors.new_invalid("authorization.k8s.io", "SelfSubjectAccessReview", "", causes)
+    await _answer_access_review(scope, scope.req.scope["k8s.user"], obj, spec)
+
+
+def _user_from_spec(spec: dict[str, Any]) -> UserInfo:
+    groups = spec.get("groups") if isinstance(spec.get("groups"), list) else []
+    extra = spec.get("extra") if isinstance(spec.get("extra"), dict) else {}
+    return UserInfo(
+        str(spec.get("user") or ""),
+        str(spec.get("uid") or ""),
+        tuple(str(g) for g in groups),
+        {str(k): tuple(str(x) for x in v) for k, v in extra.items() if isinstance(v, list)},
+    )
+
+
+async def subject_access_review(scope: RequestScope) -> None:
+    obj = await decode_object(scope)
+    spec = _spec_of(obj)
+    causes = _spec_causes(spec, subject=True)
+    if causes:
+        raise errors.new_invalid("authorization.k8s.io", "SubjectAccessReview", "", causes)
+    await _answer_access_review(scope, _user_from_spec(spec), obj, spec)
+
+
+async def local_subject_access_review(scope: RequestScope) -> None:
+    obj = await decode_object(scope)
+    spec = _spec_of(obj)
+    causes = _spec_causes(spec, subject=True)
+    ns = scope.info.namespace
+    ra = spec.get("resourceAttributes")
+    if isinstance(ra, dict) and ra.get("namespace", "") != ns:
+        causes.append(
+            errors.field_invalid(
+                "spec.resourceAttributes.namespace", ra.get("namespace", ""), "must match namespace: " + ns
+            )
+        )
+    elif spec.get("nonResourceAttributes"):
+        causes.append(
+            errors.field_invalid(
+                "spec.nonResourceAttributes", spec["nonResourceAttributes"], "disallowed on this kind of request"
+            )
+        )
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if meta.get("namespace", ns) != ns:
+        causes.append(errors.field_invalid("metadata.namespace", meta.get("namespace"), "must match namespace: " + ns))
+    if causes:
+        raise errors.new_invalid("authorization.k8s.io", "LocalSubjectAccessReview", "", causes)
+    obj.setdefault("metadata", {})["namespace"] = ns
+    await _answer_access_review(scope, _user_from_spec(spec), obj, spec)
+
+
+async def self_subject_rules_review(scope: RequestScope) -> None:
+    """The rules the RBAC rule resolver finds for the user in spec.namespace (RBAC is the only mode here
+    that can list rules: with others the answer is incomplete, as kube's)."""
+    obj = await decode_object(scope)
+    spec = _spec_of(obj)
+    namespace = str(spec.get("namespace") or "")
+    user = scope.req.scope["k8s.user"]
+    resolver = RULE_RESOLVER.get("rbac")
+    resource_rules: list[dict[str, Any]] = []
+    non_resource_rules: list[dict[str, Any]] = []
+    status: dict[str, Any] = {
+        "resourceRules": resource_rules,
+        "nonResourceRules": non_resource_rules,
+        "incomplete": resolver is None,
+    }
+    if resolver is not None:
+        rules, errs = resolver.rules_for(user, namespace)
+        for rule in rules:
+            if rule["nonResourceURLs"]:
+                non_resource_rules.append(
+                    {"verbs": list(rule["verbs"]), "nonResourceURLs": list(rule["nonResourceURLs"])}
+                )
+            else:
+                item = {
+                    "verbs": list(rule["verbs"]),
+                    "apiGroups": list(rule["apiGroups"]),
+                    "resources": list(rule["resources"]),
+                }
+                if rule["resourceNames"]:
+                    item["resourceNames"] = list(rule["resourceNames"])
+                resource_rules.append(item)
+        if errs:
+            status["incomplete"] = True
+            status["evaluationError"] = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+    obj.setdefault("metadata", {})["creationTimestamp"] = None
+    obj["status"] = status
+    await send_bytes(scope.req.send, 201, orjson.dumps(obj))
+
+
+# The RBAC rule resolver, set by the server chain when it installs RBAC (SelfSubjectRulesReview reads it).
+RULE_RESOLVER: dict[str, Any] = {}
 
 
 def handlers_for(spec: ResourceSpec) -> dict[tuple[str, str], Handler]:
@@ -68,4 +202,10 @@ def handlers_for(spec: ResourceSpec) -> dict[tuple[str, str], Handler]:
         return {("", "create"): self_subject_review}
     if spec.resource == "selfsubjectaccessreviews":
         return {("", "create"): self_subject_access_review}
+    if spec.resource == "subjectaccessreviews":
+        return {("", "create"): subject_access_review}
+    if spec.resource == "localsubjectaccessreviews":
+        return {("", "create"): local_subject_access_review}
+    if spec.resource == "selfsubjectrulesreviews":
+        return {("", "create"): self_subject_rules_review}
     return {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kube_apiserver.authorization.authorizer import ALLOW, Attributes, Authorizer
+from kube_apiserver.authorization.rbac.escalation import REQUESTER
 from kube_apiserver.endpoints.request import send_status_error
 from kube_apiserver.runtime.errors import StatusError
 
@@ -50,6 +51,7 @@ def with_authorization(app: ASGIApp, authorizer: Authorizer) -> ASGIApp:
             )
             await send_status_error(send, err)
             return
+        REQUESTER.set((attrs.user, authorizer))  # for the escalation checks of RBAC writes
         await app(scope, receive, send)
 
     return handler

@@ -164,9 +164,12 @@ def _fractional(resources: dict[str, Any], resource: str, path: str) -> list[str
 
 
 def _hidden_env(env: Any, path: str) -> list[str]:
+    items = _dicts(env)
+    if len({str(item.get("name", "")) for item in items}) == len(items):
+        return []  # no name repeats: nothing hides another
     seen: set[str] = set()
     out = []
-    for i, item in enumerate(_dicts(env)):
+    for i, item in enumerate(items):
         name = str(item.get("name", ""))
         if name in seen:
             ref = f"$({name})"

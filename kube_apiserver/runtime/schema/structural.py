@@ -261,7 +261,8 @@ class _Walker:
             if type(value) is not bool:
                 self.type_error(value, node, owner)
         elif kind == "quantity":
-            if isinstance(value, bool) or not isinstance(value, str | int | float):
+            # a tuple, not str | int | float: the union would be built anew at every value
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 self.type_error(value, node, owner)
             else:
                 try:
@@ -274,7 +275,7 @@ class _Walker:
                 if not self.report.type_error:
                     self.report.type_error = f"json: cannot unmarshal {_json_kind(value)} into Go value of type int32"
         elif kind == "number":
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.type_error(value, node, owner)
         elif kind == "free":
             if type(value) is dict:

@@ -36,9 +36,14 @@ def validate_labels(labels: Any, path: str) -> list[StatusCause]:
         return []
     causes: list[StatusCause] = []
     for key, value in labels.items():
-        causes += validate_label_name(key, path)
+        if isinstance(key, str):
+            msgs = is_qualified_name(key)
+            if msgs:
+                causes += [field_invalid(path, key, msg) for msg in msgs]
         if isinstance(value, str):
-            causes += [field_invalid(path, value, msg) for msg in is_valid_label_value(value)]
+            msgs = is_valid_label_value(value)
+            if msgs:
+                causes += [field_invalid(path, value, msg) for msg in msgs]
     return causes
 
 
@@ -51,7 +56,9 @@ def validate_annotations(annotations: Any, path: str) -> list[StatusCause]:
     for key, value in annotations.items():
         if not isinstance(key, str):
             continue
-        causes += [field_invalid(path, key, msg) for msg in is_qualified_name(key.lower())]
+        msgs = is_qualified_name(key.lower())
+        if msgs:
+            causes += [field_invalid(path, key, msg) for msg in msgs]
         total += _byte_len(key) + (_byte_len(value) if isinstance(value, str) else 0)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT_B:
         causes.append(field_too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT_B))

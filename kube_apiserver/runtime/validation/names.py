@@ -60,7 +60,16 @@ def is_qualified_name(value: str) -> list[str]:
     return label_key_errors(value)
 
 
-is_valid_label_value = label_value_errors
+# A label value every rule of IsValidLabelValue accepts (up to 63 characters, as for names).
+_PLAIN_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    """IsValidLabelValue: the problems with a label value (runtime.labels words them)."""
+    if len(value) <= 63 and _PLAIN_LABEL_VALUE.fullmatch(value):
+        return []
+    return label_value_errors(value)
+
 
 MAX_INT32 = 2**31 - 1
 

@@ -14,7 +14,8 @@ def set_defaults_resource_list(resources: Any) -> None:
         return
     rounded: dict[str, str] = {}
     for name, text in resources.items():
-        if isinstance(text, bool) or not isinstance(text, str | int | float):
+        # a tuple, not str | int | float: the union would be built anew at every quantity
+        if isinstance(text, bool) or not isinstance(text, (str, int, float)):
             continue
         try:
             text = round_up_milli(text)

@@ -17,7 +17,7 @@ from kube_apiserver.runtime.errors import (
     field_not_found,
     field_required,
 )
-from kube_apiserver.runtime.quantity import QuantityError, canonical_quantity, quantity_value
+from kube_apiserver.runtime.quantity import QuantityError, canonical_quantity, parse_quantity
 from kube_apiserver.runtime.validation.names import is_qualified_name
 from kube_apiserver.runtime.validation.objectmeta import FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG
 
@@ -97,7 +97,7 @@ def is_standard_quota_resource_name(name: str) -> bool:
 def parse(value: Any) -> Fraction | None:
     """The exact value of a quantity, or None when it is not one (the decoder reports those)."""
     try:
-        return quantity_value(value)
+        return parse_quantity(value)[0]
     except (QuantityError, TypeError, ValueError):
         return None
 

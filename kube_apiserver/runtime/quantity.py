@@ -14,6 +14,7 @@ from functools import lru_cache
 QUANTITY_REGEX_TEXT = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 _QUANTITY = re.compile(QUANTITY_REGEX_TEXT)
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")
+_EXPONENT = re.compile(r"[+-]?\d+")
 
 ERR_FORMAT = f"quantities must match the regular expression '{QUANTITY_REGEX_TEXT}'"
 ERR_SUFFIX = "unable to parse quantity's suffix"
@@ -55,7 +56,7 @@ def parse_quantity(text: str | int | float) -> tuple[Fraction, str]:
     elif suffix in _DECIMAL:
         value *= Fraction(10) ** _DECIMAL[suffix]
         fmt = DECIMAL_SI
-    elif suffix[:1] in ("e", "E") and re.fullmatch(r"[+-]?\d+", suffix[1:]):
+    elif suffix[:1] in ("e", "E") and _EXPONENT.fullmatch(suffix[1:]):
         value *= Fraction(10) ** int(suffix[1:])
         fmt = DECIMAL_EXPONENT
     else:

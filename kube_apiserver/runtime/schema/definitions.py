@@ -19,8 +19,9 @@ turns it back into the form kube-apiserver serves, with every x-kubernetes-* ext
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -69,8 +70,13 @@ _QUANTITY_DESCRIPTION = (
 
 @cache
 def raw_definitions() -> dict[str, Any]:
+    # find_spec locates the package without running its __init__ (which imports jsonschema and
+    # friends: a fifth of a second of start-up for a data file).
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the kubernetes-validate package (the 1.33 OpenAPI definitions) is not installed")
     path = (
-        resources.files("kubernetes_validate")
+        Path(next(iter(spec.submodule_search_locations)))
         / "kubernetes-json-schema"
         / f"{KUBERNETES_VERSION}-local"
         / "_definitions.json"

@@ -182,14 +182,47 @@ def _hugepage_size(name: str) -> Fraction | None:
     return parse(name[len("hugepages-") :]) if is_hugepage_resource_name(name) else None
 
 
+# (limits items, requests items) of string names and quantities found valid: most pods repeat a few
+# resource lists, and without claims their validity depends on nothing else. Bounded, so that odd
+# input cannot grow it without end.
+_VALID_LISTS: set[tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = set()
+_VALID_LISTS_MAX = 4096
+
+
+def _all_str(items: tuple[tuple[Any, Any], ...]) -> bool:
+    return all(type(k) is str and type(v) is str for k, v in items)
+
+
 def validate_resource_requirements(requirements: Any, path: str, pod_claim_names: set[str]) -> list[StatusCause]:
     """requests ≤ limits per resource (equal for resources that cannot be overcommitted), valid
     names and quantities, hugepages only with cpu or memory, claims naming the pod's resourceClaims."""
     if not isinstance(requirements, dict):
         return []
-    causes: list[StatusCause] = []
     limits = requirements.get("limits") if isinstance(requirements.get("limits"), dict) else {}
     requests = requirements.get("requests") if isinstance(requirements.get("requests"), dict) else {}
+    claims = requirements.get("claims")
+    if isinstance(claims, list) and claims:
+        return _validate_resource_requirements(requirements, limits, requests, path, pod_claim_names)
+    key = (tuple(limits.items()), tuple(requests.items()))
+    try:
+        if key in _VALID_LISTS:
+            return []
+    except TypeError:  # an unhashable value: never cached
+        return _validate_resource_requirements(requirements, limits, requests, path, pod_claim_names)
+    causes = _validate_resource_requirements(requirements, limits, requests, path, pod_claim_names)
+    if not causes and len(_VALID_LISTS) < _VALID_LISTS_MAX and _all_str(key[0]) and _all_str(key[1]):
+        _VALID_LISTS.add(key)
+    return causes
+
+
+def _validate_resource_requirements(
+    requirements: dict[str, Any],
+    limits: dict[str, Any],
+    requests: dict[str, Any],
+    path: str,
+    pod_claim_names: set[str],
+) -> list[StatusCause]:
+    causes: list[StatusCause] = []
     lim_path, req_path = f"{path}.limits", f"{path}.requests"
     lim_cpu_mem = req_cpu_mem = lim_huge = req_huge = False
     for name, quantity in limits.items():

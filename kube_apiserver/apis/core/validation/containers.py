@@ -96,8 +96,16 @@ def _key_selector(ref: dict[str, Any], path: str) -> list[StatusCause]:
 def validate_env(env: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     for i, var in enumerate(as_list(env)):
-        var = as_dict(var)
-        name = as_str(var.get("name"))
+        if type(var) is dict:
+            name = var.get("name")
+            # The common case inline: a printable ASCII name without '=' and a plain value.
+            if type(name) is str and name and name.isascii() and name.isprintable() and "=" not in name:
+                if "valueFrom" not in var:
+                    continue
+            else:
+                name = as_str(name)
+        else:
+            var, name = {}, ""
         if not name:
             causes.append(field_required(f"{path}[{i}].name"))
         else:
@@ -154,6 +162,9 @@ def validate_env_from(env_from: Any, path: str) -> list[StatusCause]:
     return causes
 
 
+_PLAIN_MOUNT_FIELDS = frozenset({"name", "mountPath", "readOnly"})
+
+
 def validate_volume_mounts(
     container: dict[str, Any], volumes: dict[str, dict[str, Any]], path: str
 ) -> list[StatusCause]:
@@ -168,6 +179,19 @@ def validate_volume_mounts(
     mount_points: set[str] = set()
     privileged = as_dict(container.get("securityContext")).get("privileged") is True
     for i, mount in enumerate(mounts):
+        if not devices and type(mount) is dict and mount.keys() <= _PLAIN_MOUNT_FIELDS:
+            # The common mount inline: a known volume at a new, non-empty path, no subPath nor propagation.
+            name, mount_path = mount.get("name"), mount.get("mountPath")
+            if (
+                type(name) is str
+                and name
+                and name in volumes
+                and type(mount_path) is str
+                and mount_path
+                and mount_path not in mount_points
+            ):
+                mount_points.add(mount_path)
+                continue
         mount = as_dict(mount)
         name, mount_path = as_str(mount.get("name")), as_str(mount.get("mountPath"))
         if not name:

@@ -12,6 +12,7 @@ import logging
 import signal
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -20,8 +21,57 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 log = logging.getLogger(__name__)
 
 
+class _CoalescingWriter:
+    """The transport as one response cycle sees it: uvicorn writes the status line and headers, then
+    the body, in two writes; over TLS each is its own record and its own send. The head is held until
+    the body (or the end of the response) so a response goes out in one write."""
+
+    __slots__ = ("_transport", "_head", "_on_response")
+
+    def __init__(self, transport: asyncio.Transport, on_response: Callable[[], None]) -> None:
+        self._transport = transport
+        self._head: bytes | None = None
+        self._on_response = on_response
+
+    def write(self, data: bytes) -> None:
+        if self._head is not None:
+            data = self._head + data
+            self._head = None
+        elif data[:9] == b"HTTP/1.1 " and data[9:10] != b"1":  # never hold a 100 Continue
+            self._head = data
+            return
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        if self._head is not None:
+            head, self._head = self._head, None
+            self._transport.write(head)
+
+    def on_response(self) -> None:
+        self.flush()  # a HEAD response has no body write
+        self._on_response()
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class ClientCertHttpToolsProtocol(HttpToolsProtocol):
     _tls_extension: dict[str, Any] | None = None
+
+    def on_headers_complete(self) -> None:
+        super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None:
+            writer = _CoalescingWriter(self.transport, cycle.on_response)
+            cycle.transport = writer  # type: ignore[assignment]
+            cycle.on_response = writer.on_response
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

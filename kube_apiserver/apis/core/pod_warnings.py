@@ -35,6 +35,7 @@ _DEPRECATED_VOLUMES = (
 _DEPRECATED_VOLUME_PLUGINS = frozenset(plugin for plugin, _ in _DEPRECATED_VOLUMES)
 # The resources counted in bytes, which must be whole numbers.
 _BYTE_RESOURCES = ("memory", "ephemeral-storage")
+_BINARY_SUFFIXES = frozenset({"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"})
 _SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
 _SECCOMP_CONTAINER_PREFIX = "container.seccomp.security.alpha.kubernetes.io/"
 
@@ -154,6 +155,11 @@ def _fractional(resources: dict[str, Any], resource: str, path: str) -> list[str
     value = resources.get(resource)
     if value is None:
         return []
+    if type(value) is str and value.isascii():
+        # Whole numbers of bytes, with or without a binary suffix, need no parsing: the common case.
+        digits = value[:-2] if value[-2:] in _BINARY_SUFFIXES else value
+        if digits.isdigit():
+            return []
     try:
         exact = quantity_value(value)
     except QuantityError:

@@ -345,13 +345,17 @@ def _action(kind: str, action: dict[str, Any], grace: Any, path: str) -> list[St
     return []
 
 
+_PROBE_COUNTS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
+
+
 def validate_probe(probe: Any, grace: Any, path: str, kind: str) -> list[StatusCause]:
     if not isinstance(probe, dict):
         return []
     causes = validate_handler(probe, grace, path, probe=True)
-    for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
+    for key in _PROBE_COUNTS:
         value = probe.get(key)
-        if is_int(value) and value < 0:
+        # JSON integers are exactly int (bool is not): no subclass to allow for
+        if type(value) is int and value < 0:
             causes.append(field_invalid(f"{path}.{key}", value, "must be greater than or equal to 0"))
     tgps = probe.get("terminationGracePeriodSeconds")
     if is_int(tgps) and tgps <= 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kube_apiserver.apis.core.validation.common import as_dict, as_list, as_str, is_int, validate_dns1123_label
+from kube_apiserver.apis.core.validation.common import as_dict, as_list, as_str, is_int
 from kube_apiserver.apis.core.validation.resources import validate_resource_requirements
 from kube_apiserver.apis.core.validation.security import validate_container_security_context
 from kube_apiserver.apis.core.validation.volumes import (
@@ -33,6 +33,7 @@ from kube_apiserver.runtime.errors import (
 )
 from kube_apiserver.runtime.validation.names import (
     is_config_map_key,
+    is_dns1123_label,
     is_http_header_name,
     is_relaxed_env_var_name,
     is_valid_port_name,
@@ -54,8 +55,11 @@ def validate_container_ports(ports: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     names: set[str] = set()
     for i, port in enumerate(as_list(ports)):
-        port = as_dict(port)
-        name = as_str(port.get("name"))
+        if type(port) is not dict:
+            port = {}
+        name = port.get("name")
+        if type(name) is not str:
+            name = ""
         if name:
             msgs = is_valid_port_name(name)
             if msgs:
@@ -67,11 +71,11 @@ def validate_container_ports(ports: Any, path: str) -> list[StatusCause]:
         container_port = port.get("containerPort", 0)
         if not container_port:
             causes.append(field_required(f"{path}[{i}].containerPort"))
-        elif is_int(container_port) and not 1 <= container_port <= 65535:
+        elif type(container_port) is int and not 1 <= container_port <= 65535:
             msgs = is_valid_port_num(container_port)
             causes += [field_invalid(f"{path}[{i}].containerPort", container_port, m) for m in msgs]
         host_port = port.get("hostPort", 0)
-        if is_int(host_port) and host_port:
+        if type(host_port) is int and host_port:
             causes += [field_invalid(f"{path}[{i}].hostPort", host_port, m) for m in is_valid_port_num(host_port)]
         protocol = port.get("protocol")
         if protocol and protocol not in PROTOCOLS:
@@ -298,7 +302,9 @@ def validate_volume_devices(
 
 
 def _port_num_or_name(port: Any, path: str) -> list[StatusCause]:
-    if is_int(port):
+    if type(port) is int:
+        if 1 <= port <= 65535:
+            return []
         return [field_invalid(path, port, m) for m in is_valid_port_num(port)]
     if isinstance(port, str):
         return [field_invalid(path, port, m) for m in is_valid_port_name(port)]
@@ -422,7 +428,12 @@ def validate_container_common(
 ) -> list[StatusCause]:
     causes: list[StatusCause] = []
     name = as_str(ctr.get("name"))
-    causes += [field_required(f"{path}.name")] if not name else validate_dns1123_label(name, f"{path}.name")
+    if not name:
+        causes.append(field_required(f"{path}.name"))
+    else:
+        msgs = is_dns1123_label(name)
+        if msgs:  # the path is spelled only for an error
+            causes += [field_invalid(f"{path}.name", name, m) for m in msgs]
     if not ctr.get("image"):
         causes.append(field_required(f"{path}.image"))
     policy = ctr.get("terminationMessagePolicy")
@@ -454,9 +465,12 @@ def validate_container_common(
 def _host_port_conflicts(containers: list[dict[str, Any]], path: str, seen: set[str]) -> list[StatusCause]:
     causes: list[StatusCause] = []
     for ci, ctr in enumerate(containers):
-        for pi, port in enumerate(map(as_dict, as_list(ctr.get("ports")))):
+        ports = ctr.get("ports")
+        if not ports:
+            continue
+        for pi, port in enumerate(map(as_dict, as_list(ports))):
             host_port = port.get("hostPort", 0)
-            if not is_int(host_port) or not host_port:
+            if type(host_port) is not int or not host_port:
                 continue
             key = f"{as_str(port.get('protocol'))}/{as_str(port.get('hostIP'))}/{host_port}"
             if key in seen:

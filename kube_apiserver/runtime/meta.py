@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,9 +65,16 @@ def validate_object_name(name: str, name_fn: Any, path: str = "metadata.name") -
     return [field_invalid(path, name, msg) for msg in name_fn(name)]
 
 
+_last_stamp: tuple[int, str] = (0, "")
+
+
 def now_rfc3339() -> str:
-    """metav1.Time: second precision, UTC, 'Z'."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """metav1.Time: second precision, UTC, 'Z' (formatted once per second: every write asks)."""
+    global _last_stamp
+    second = int(time.time())
+    if _last_stamp[0] != second:
+        _last_stamp = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
+    return _last_stamp[1]
 
 
 def now_rfc3339_micro() -> str:
@@ -83,7 +90,12 @@ def parse_rfc3339(value: str) -> float:
 
 
 def new_uid() -> str:
-    return str(uuid.uuid4())
+    """A random (version 4) UUID, as str(uuid.uuid4()) without building a UUID object."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 # names.SimpleNameGenerator: 5 random characters from an alphabet without vowels or look-alikes.

@@ -39,6 +39,12 @@ class ChainConfig:
     cors_allowed_origins: list[str] = field(default_factory=list)
 
 
+# The metric children by label values: prometheus_client's labels() validates and locks on every
+# call, a cost on each request; the label sets are few (verbs x resources x codes).
+_TOTAL_CHILDREN: dict[tuple[str, ...], Any] = {}
+_DURATION_CHILDREN: dict[tuple[str, ...], Any] = {}
+
+
 def api_server_handler(root: GenericAPIServer) -> ASGIApp:
     """The end of the chain: the director, with request metrics as kube's route instrumentation."""
 
@@ -69,9 +75,16 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
                     scope_label,
                     "apiserver",
                 )
-                REQUEST_TOTAL.labels(*labels, str(code or 500)).inc()
+                total_key = (*labels, str(code or 500))
+                total = _TOTAL_CHILDREN.get(total_key)
+                if total is None:
+                    total = _TOTAL_CHILDREN[total_key] = REQUEST_TOTAL.labels(*total_key)
+                total.inc()
                 if info.verb != "watch":
-                    REQUEST_DURATION.labels(*labels).observe(time.perf_counter() - start)
+                    duration = _DURATION_CHILDREN.get(labels)
+                    if duration is None:
+                        duration = _DURATION_CHILDREN[labels] = REQUEST_DURATION.labels(*labels)
+                    duration.observe(time.perf_counter() - start)
 
     return handler
 

@@ -34,7 +34,7 @@ from kube_apiserver.registry.fieldmanager.managedfields import (
 )
 from kube_apiserver.registry.fieldmanager.typeconv import Atom, atom_for_kind
 from kube_apiserver.registry.fieldmanager.updater import Conflicts, Convert, Updater
-from kube_apiserver.registry.fieldmanager.zero import zero_object
+from kube_apiserver.registry.fieldmanager.zero import shared_zero_object, zero_object
 from kube_apiserver.runtime import errors
 
 log = logging.getLogger(__name__)
@@ -179,6 +179,10 @@ class FieldManager:
         fields = tuple(self.atom.map.fields) if self.atom is not None and self.atom.map is not None else ()
         return zero_object(self.api_version, self.kind, fields)
 
+    def _shared_zero(self) -> dict[str, Any]:
+        fields = tuple(self.atom.map.fields) if self.atom is not None and self.atom.map is not None else ()
+        return shared_zero_object(self.api_version, self.kind, fields)
+
     def _updater(self, live: dict[str, Any], new: dict[str, Any]) -> Updater:
         if self.reset == RESET_STATUS:
             ignored: fp.FieldSet = {"f:status": {}}
@@ -195,7 +199,9 @@ class FieldManager:
         On a failure the live object's managedFields are kept."""
         if self.atom is None:
             return new
-        live_obj = live if live is not None else self.zero()
+        # update() only reads the live object (compares it, copies its managedFields), so a create
+        # compares against the shared empty object instead of a fresh deep copy of it
+        live_obj = live if live is not None else self._shared_zero()
         try:
             managed = self._decode_live_or_new(live_obj, new)
             meta = new.get("metadata")

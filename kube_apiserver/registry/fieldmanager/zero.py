@@ -91,3 +91,9 @@ def _zero_for(api_version: str, kind: str, top_fields: tuple[str, ...]) -> dict[
 def zero_object(api_version: str, kind: str, top_fields: tuple[str, ...] = ()) -> dict[str, Any]:
     """A fresh copy of the kind's empty object (without apiVersion and kind, as New() has them)."""
     return copy.deepcopy(_zero_for(api_version, kind, top_fields))
+
+
+def shared_zero_object(api_version: str, kind: str, top_fields: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The kind's empty object itself, not a copy: only for callers that read it and keep nothing
+    of it (the live side of a create's managed fields update), which saves a deep copy per create."""
+    return _zero_for(api_version, kind, top_fields)

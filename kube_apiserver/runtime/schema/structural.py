@@ -291,9 +291,19 @@ class _Walker:
         trail = self.trail
         of_structs = item_node.kind == "object"
         plain = _plain_type(item_node)
+        # Struct items whose fields are all plain (env vars, mounts) need no walk of their own; an
+        # embedded ObjectMeta always gets one (it may gain a creationTimestamp).
+        plain_fields = item_node.plain_fields if of_structs and item_node.go_type != "v1.ObjectMeta" else None
         for i, item in enumerate(items):
             if item is None or type(item) is plain:
                 continue
+            if plain_fields is not None and type(item) is dict:
+                for k, v in item.items():
+                    if type(v) is not plain_fields.get(k):
+                        break
+                else:
+                    self.report.keys += len(item)
+                    continue
             trail.append(i)
             if of_structs and type(item) is dict:
                 self.object(item, item_node)
@@ -367,6 +377,18 @@ class _Walker:
                 trail.append(key)
                 self.object(value, child)
                 trail.pop()
+                continue
+            elif kind == "array" and vtype is list:
+                trail.append(key)
+                self.array(value, child, node)
+                trail.pop()
+                continue
+            elif kind == "map" and vtype is dict:
+                trail.append(key)
+                self.map(value, child, node)
+                trail.pop()
+                continue
+            elif kind == "int-or-string" and (vtype is str or vtype is int):
                 continue
             trail.append(key)
             new = self.value(value, child, node)

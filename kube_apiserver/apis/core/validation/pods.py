@@ -192,18 +192,23 @@ def validate_pod_spec(spec: Any, path: str, pod_name: str = "", is_pod: bool = F
     claims, claim_errors = _resource_claims(spec, f"{path}.resourceClaims")
     causes += claim_errors
     causes += validate_containers(spec, volumes, claims, path, host_users)
-    causes += validate_init_containers(spec, volumes, claims, path, host_users)
-    causes += validate_ephemeral_containers(spec, volumes, claims, path, host_users)
+    # Absent optional lists have nothing to check: no call, no path spelled for them.
+    if spec.get("initContainers"):
+        causes += validate_init_containers(spec, volumes, claims, path, host_users)
+    if spec.get("ephemeralContainers"):
+        causes += validate_ephemeral_containers(spec, volumes, claims, path, host_users)
     causes += _host_network_ports(spec, path, is_pod)
     causes += _enum(spec.get("restartPolicy"), RESTART_POLICIES, f"{path}.restartPolicy")
     causes += _enum(spec.get("dnsPolicy"), DNS_POLICIES, f"{path}.dnsPolicy")
-    causes += validate_labels(spec.get("nodeSelector"), f"{path}.nodeSelector")
+    if spec.get("nodeSelector"):
+        causes += validate_labels(spec["nodeSelector"], f"{path}.nodeSelector")
     causes += validate_pod_security_context(spec, f"{path}.securityContext")
     for i, secret in enumerate(as_list(spec.get("imagePullSecrets"))):
         if isinstance(secret, dict) and set(secret) - {"name"}:
             shown = GoRepr("core.LocalObjectReference{Name:" + f'"{as_str(secret.get("name"))}"' + "}")
             causes.append(field_invalid(f"{path}.imagePullSecrets[{i}]", shown, "only name may be set"))
-    causes += validate_affinity(spec.get("affinity"), f"{path}.affinity")
+    if spec.get("affinity"):
+        causes += validate_affinity(spec["affinity"], f"{path}.affinity")
     causes += _dns_config(spec, f"{path}.dnsConfig")
     for i, gate in enumerate(map(as_dict, as_list(spec.get("readinessGates")))):
         causes += validate_qualified_name(
@@ -216,9 +221,10 @@ def validate_pod_spec(spec: Any, path: str, pod_name: str = "", is_pod: bool = F
         if name in seen_gates:
             causes.append(field_duplicate(f"{path}.schedulingGates[{i}]", name))
         seen_gates.add(name)
-    causes += validate_topology_spread_constraints(
-        spec.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints"
-    )
+    if spec.get("topologySpreadConstraints"):
+        causes += validate_topology_spread_constraints(
+            spec["topologySpreadConstraints"], f"{path}.topologySpreadConstraints"
+        )
     causes += validate_host_users(spec, path)
     for key in ("serviceAccountName", "nodeName"):
         if as_str(spec.get(key)):
@@ -229,7 +235,8 @@ def validate_pod_spec(spec: Any, path: str, pod_name: str = "", is_pod: bool = F
     for key in ("hostname", "subdomain"):
         if as_str(spec.get(key)):
             causes += validate_dns1123_label(spec[key], f"{path}.{key}")
-    causes += validate_tolerations(spec.get("tolerations"), f"{path}.tolerations")
+    if spec.get("tolerations"):
+        causes += validate_tolerations(spec["tolerations"], f"{path}.tolerations")
     for i, alias in enumerate(map(as_dict, as_list(spec.get("hostAliases")))):
         causes += is_valid_ip(f"{path}.hostAliases[{i}].ip", as_str(alias.get("ip")))
         for j, hostname in enumerate(as_list(alias.get("hostnames"))):

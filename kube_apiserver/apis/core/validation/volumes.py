@@ -11,7 +11,6 @@ from kube_apiserver.apis.core.validation.common import (
     as_str,
     go_typed_slice,
     is_int,
-    validate_dns1123_label,
     validate_qualified_name,
 )
 from kube_apiserver.apis.core.validation.resources import parse
@@ -26,7 +25,7 @@ from kube_apiserver.runtime.errors import (
 )
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.validation.metav1 import validate_annotations, validate_labels
-from kube_apiserver.runtime.validation.names import is_dns1123_subdomain, name_is_dns_subdomain
+from kube_apiserver.runtime.validation.names import is_dns1123_label, is_dns1123_subdomain, name_is_dns_subdomain
 
 FILE_MODE_ERROR_MSG = "must be a number between 0 and 0777 (octal), both inclusive"
 MORE_THAN_ONE = "may not specify more than 1 volume type"
@@ -525,7 +524,12 @@ def validate_volumes(
         idx_path = f"{path}[{i}]"
         name = as_str(vol.get("name"))
         errs = validate_volume_source(vol, idx_path, pod_name)
-        errs += [field_required(f"{idx_path}.name")] if not name else validate_dns1123_label(name, f"{idx_path}.name")
+        if not name:
+            errs.append(field_required(f"{idx_path}.name"))
+        else:
+            msgs = is_dns1123_label(name)
+            if msgs:  # the path is spelled only for an error
+                errs += [field_invalid(f"{idx_path}.name", name, m) for m in msgs]
         if name in by_name:
             errs.append(field_duplicate(f"{idx_path}.name", name))
         if not errs:

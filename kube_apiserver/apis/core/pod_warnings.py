@@ -44,6 +44,10 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -93,19 +97,19 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     containers = _containers_with_paths(spec, f"{prefix}spec")
     for container, path in containers:
         name = container.get("name", "")
-        if not _dict(container.get("securityContext")).get("seccompProfile"):
-            key = _SECCOMP_CONTAINER_PREFIX + str(name)
-            if key in annotations:
-                out.append(
-                    f'{prefix}metadata.annotations[{key}]: non-functional in v1.27+; use the "seccompProfile" field instead'
-                )
+        key = _SECCOMP_CONTAINER_PREFIX + str(name)
+        if key in annotations and not _dict(container.get("securityContext")).get("seccompProfile"):
+            out.append(
+                f'{prefix}metadata.annotations[{key}]: non-functional in v1.27+; use the "seccompProfile" field instead'
+            )
         resources = _dict(container.get("resources"))
         for kind in ("limits", "requests"):
             table = _dict(resources.get(kind))
             for resource in _BYTE_RESOURCES:
                 if table.get(resource) is not None:
                     out.extend(_fractional(table, resource, f"{path}.resources.{kind}"))
-        out.extend(_hidden_env(container.get("env"), f"{path}.env"))
+        if len(_as_list(container.get("env"))) > 1:  # one variable cannot hide another
+            out.extend(_hidden_env(container["env"], f"{path}.env"))
     out.extend(_port_warnings(containers))
     grace = spec.get("terminationGracePeriodSeconds")
     if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:

@@ -23,8 +23,9 @@ log = logging.getLogger(__name__)
 
 class _CoalescingWriter:
     """The transport as one response cycle sees it: uvicorn writes the status line and headers, then
-    the body, in two writes; over TLS each is its own record and its own send. The head is held until
-    the body (or the end of the response) so a response goes out in one write."""
+    the body, in two writes; over TLS each is its own record and its own send. The head of a response
+    with a Content-Length is held until the body (or the end of the response) so it goes out in one
+    write."""
 
     __slots__ = ("_transport", "_head", "_on_response")
 
@@ -37,7 +38,9 @@ class _CoalescingWriter:
         if self._head is not None:
             data = self._head + data
             self._head = None
-        elif data[:9] == b"HTTP/1.1 " and data[9:10] != b"1":  # never hold a 100 Continue
+        elif data[:9] == b"HTTP/1.1 " and b"\r\ncontent-length:" in data:
+            # only a head with a length (no 100 Continue, no chunked stream: a watch's head goes out
+            # at once, its first event may be long in coming); uvicorn writes header names lower case
             self._head = data
             return
         self._transport.write(data)

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.registry.fieldmanager import fieldpath as fp
+from kube_apiserver.runtime import meta
 
 APPLY, UPDATE = "Apply", "Update"
 FIELDS_V1 = "FieldsV1"
@@ -77,7 +78,7 @@ def parse_identifier(identifier: str) -> dict[str, Any]:
 
 
 def now_rfc3339() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return meta.now_rfc3339()  # formatted once per second there
 
 
 @lru_cache(maxsize=4096)

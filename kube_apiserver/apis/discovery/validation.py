@@ -9,7 +9,6 @@ from kube_apiserver.apis.validation_util.names import (
     is_dns1123_label,
     is_dns1123_subdomain,
     is_fully_qualified_domain_name,
-    is_valid_label_value,
     validate_qualified_name,
 )
 from kube_apiserver.apis.validation_util.net import (
@@ -19,6 +18,7 @@ from kube_apiserver.apis.validation_util.net import (
 )
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.validation.metav1 import validate_labels
+from kube_apiserver.runtime.validation.names import is_valid_label_value
 
 ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]

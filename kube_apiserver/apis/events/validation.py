@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from kube_apiserver.apis.validation_util import field, gorepr
-from kube_apiserver.apis.validation_util.names import is_dns1123_subdomain, is_qualified_name
+from kube_apiserver.apis.validation_util.names import is_dns1123_subdomain
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.validation.names import is_qualified_name
 
 REPORTING_INSTANCE_LENGTH_LIMIT = 128
 ACTION_LENGTH_LIMIT = 128

@@ -8,7 +8,11 @@ import re
 from kube_apiserver.apis.validation_util import field
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
-from kube_apiserver.runtime.labels import label_key_errors, label_value_errors
+from kube_apiserver.runtime.validation.names import (
+    is_qualified_name,
+    max_len_error,
+    regex_error,
+)
 
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 DNS1123_LABEL_MAX_LENGTH = 63
@@ -17,24 +21,6 @@ DNS1035_LABEL_MAX_LENGTH = 63
 is_dns1123_label = metautil.is_dns1123_label
 is_dns1123_subdomain = metautil.is_dns1123_subdomain
 is_valid_path_segment_name = metautil.is_path_segment_name
-is_qualified_name = label_key_errors
-is_valid_label_value = label_value_errors
-
-
-def max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
-
-
-def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """validation.RegexError."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{example}', " for example in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def inclusive_range_error(lo: int, hi: int) -> str:
-    return f"must be between {lo} and {hi}, inclusive"
 
 
 _DNS1123_SUBDOMAIN_FMT = metautil.DNS1123_SUBDOMAIN_FMT
@@ -52,48 +38,6 @@ def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _WILDCARD_RE.match(value):
         errs.append(regex_error(_WILDCARD_ERR, _WILDCARD_FMT, "*.example.com"))
-    return errs
-
-
-_DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_RE = re.compile("^" + _DNS1035_FMT + "$")
-_DNS1035_ERR = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-    "character, and end with an alphanumeric character"
-)
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    errs = []
-    if len(value.encode()) > DNS1035_LABEL_MAX_LENGTH:
-        errs.append(max_len_error(DNS1035_LABEL_MAX_LENGTH))
-    if not _DNS1035_RE.match(value):
-        errs.append(regex_error(_DNS1035_ERR, _DNS1035_FMT, "my-name", "abc-123"))
-    return errs
-
-
-def is_valid_port_num(port: int) -> list[str]:
-    if 1 <= port <= 65535:
-        return []
-    return [inclusive_range_error(1, 65535)]
-
-
-_PORT_NAME_CHARSET = re.compile("^[-a-z0-9]+$")
-_PORT_NAME_LETTER = re.compile("[a-z]")
-
-
-def is_valid_port_name(port: str) -> list[str]:
-    errs = []
-    if len(port.encode()) > 15:
-        errs.append(max_len_error(15))
-    if not _PORT_NAME_CHARSET.match(port):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _PORT_NAME_LETTER.search(port):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in port:
-        errs.append("must not contain consecutive hyphens")
-    if port and (port[0] == "-" or port[-1] == "-"):
-        errs.append("must not begin or end with a hyphen")
     return errs
 
 

@@ -7,17 +7,15 @@ from typing import Any
 
 from kube_apiserver.apis.validation_util import field, gorepr
 from kube_apiserver.apis.validation_util.names import (
-    is_dns1035_label,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_domain_prefixed_path,
     is_valid_path_segment_name,
-    is_valid_port_name,
-    is_valid_port_num,
     is_wildcard_dns1123_subdomain,
 )
 from kube_apiserver.apis.validation_util.net import parse_ip_sloppy
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.validation.names import is_dns1035_label, is_valid_port_name, is_valid_port_num
 
 ANNOTATION_INGRESS_CLASS = "kubernetes.io/ingress.class"
 MAX_LEN_INGRESS_CLASS_CONTROLLER = 250

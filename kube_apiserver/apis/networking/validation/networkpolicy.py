@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from kube_apiserver.apis.validation_util import field, gorepr
-from kube_apiserver.apis.validation_util.names import is_valid_port_name, is_valid_port_num
 from kube_apiserver.apis.validation_util.net import is_valid_cidr_for_legacy_field, parse_cidr_sloppy
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.validation.metav1 import validate_label_selector
+from kube_apiserver.runtime.validation.names import is_valid_port_name, is_valid_port_num
 
 PROTOCOLS = ["TCP", "UDP", "SCTP"]
 POLICY_TYPES = ["Ingress", "Egress"]

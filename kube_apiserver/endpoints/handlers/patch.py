@@ -207,12 +207,13 @@ async def patch_function(scope: RequestScope) -> PatchFunc:
     return _strategic_patch_function(body, patch_kind(scope))
 
 
-def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
+async def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
     """The patch followed by typed decoding of its result, as kube decodes a patched object: unknown
     fields of the result and repeated keys of a merge patch answer to fieldValidation."""
     directive = field_validation(scope.req)
     media = negotiation.request_media_type(scope.req.header("content-type"), negotiation.PATCH_TYPES)
-    body = scope.req._body or b"" if media != "application/json-patch+json" else b""
+    # the patch body (read already, so no second read) is where a merge patch's repeated keys are
+    body = await scope.req.body() if media != "application/json-patch+json" else b""
     spec = scope.spec
 
     def apply_typed(obj: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +233,7 @@ async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
         return
     manager = apply_handler.field_manager_name(scope, "PatchOptions")
     dry_run = scope.dry_run
-    apply = typed_patch(scope, await patch_function(scope))
+    apply = await typed_patch(scope, await patch_function(scope))
     with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, subresource, manager)):
         stored = await scope.store.patch(
             scope.namespace, scope.info.name, apply, dry_run=dry_run, subresource=subresource

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import Any
 
 import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import calls_per_second, print_profile  # noqa: E402
 
 from kube_apiserver.apis import builtin_resources  # noqa: E402
 from kube_apiserver.apis.scheme import build_scheme  # noqa: E402
@@ -116,28 +117,14 @@ def main() -> None:
         path.update(bodies[counter[0] & 1])
 
     if args.profile:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        for _ in range(1000):
-            one()
-        prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        print_profile(one, 1000)
         return
 
     def ceiling() -> None:
         orjson.dumps(orjson.loads(path.stored))
 
     def rate(fn) -> float:  # noqa: ANN001
-        fn()
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(20):
-                fn()
-            n += 20
-        return n / (time.perf_counter() - start)
+        return calls_per_second(fn, seconds, 20)
 
     ours = rate(one)
     base = rate(ceiling)

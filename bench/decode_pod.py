@@ -19,6 +19,8 @@ import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _common import calls_per_second, print_profile  # noqa: E402
+
 from kube_apiserver.apis import builtin_resources  # noqa: E402
 from kube_apiserver.apis.core.pod_strategy import PodStrategy  # noqa: E402
 from kube_apiserver.apis.scheme import build_scheme  # noqa: E402
@@ -115,28 +117,14 @@ def main() -> None:
             totals[i] += dt  # the last slot counts the runs
 
     if args.profile:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        for _ in range(2000):
-            full()
-        prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        print_profile(full, 2000)
         return
 
     def ceiling() -> None:
         orjson.loads(data)
 
     def rate(fn) -> float:  # noqa: ANN001
-        fn()
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(100):
-                fn()
-            n += 100
-        return n / (time.perf_counter() - start)
+        return calls_per_second(fn, seconds, 100)
 
     ours = rate(full)
     base = rate(ceiling)

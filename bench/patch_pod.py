@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from _common import calls_per_second, print_profile  # noqa: E402
 
 from kube_apiserver.runtime.strategicpatch import strategic_merge_patch  # noqa: E402
 
@@ -126,28 +127,14 @@ def main() -> None:
     assert out["metadata"]["labels"]["release"] == "canary"
 
     if args.profile:
-        import cProfile
-        import pstats
-
-        prof = cProfile.Profile()
-        prof.enable()
-        for _ in range(5000):
-            full()
-        prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        print_profile(full, 5000)
         return
 
     def ceiling() -> bytes:
         return orjson.dumps(orjson.loads(stored))
 
     def rate(fn) -> float:  # noqa: ANN001
-        fn()
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(100):
-                fn()
-            n += 100
-        return n / (time.perf_counter() - start)
+        return calls_per_second(fn, seconds, 100)
 
     ours = rate(full)
     base = rate(ceiling)

@@ -253,3 +253,36 @@ def test_python_dynamic_client_under_strict(server, ns, api_client):
     assert 'strict decoding error: unknown field "dta"' in json.loads(exc.value.body)["message"]
     created = configmaps.create(body=body, namespace=ns)
     assert created.metadata.name == "pyc" and "dta" not in created.to_dict()
+
+
+MERGE_PATCH_WITH_PROBLEMS = b"""{"spec": {
+  "unknown1": "val1", "unknownDupe": "valDupe", "unknownDupe": "valDupe2",
+  "paused": true, "paused": false,
+  "template": {"spec": {"containers": [{
+    "name": "nginx", "image": "nginx:latest", "unknownNested": "val1",
+    "imagePullPolicy": "Always", "imagePullPolicy": "Never"}]}}}}"""
+
+PATCH_PROBLEMS = [
+    'duplicate field "spec.unknownDupe"',
+    'duplicate field "spec.paused"',
+    'duplicate field "spec.template.spec.containers[0].imagePullPolicy"',
+    'unknown field "spec.template.spec.containers[0].unknownNested"',
+    'unknown field "spec.unknown1"',
+    'unknown field "spec.unknownDupe"',
+]
+
+
+@pytest.mark.parametrize("patch_type", ["application/merge-patch+json", "application/strategic-merge-patch+json"])
+def test_patch_reports_its_repeated_keys_then_the_unknown_fields_of_the_result(server, ns, patch_type):
+    # kube's patcher: the patch body's duplicates in order, then the patched object's unknown fields sorted
+    resp = _post(server, ns, DEPLOYMENT_WITH_PROBLEMS % ("p", "p"), "?fieldValidation=Ignore")
+    assert resp.status_code == 201, resp.text
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/p"
+    strict = server.request(
+        "PATCH", path + "?fieldValidation=Strict", data=MERGE_PATCH_WITH_PROBLEMS, headers={"Content-Type": patch_type}
+    )
+    assert strict.status_code == 400, strict.text
+    assert strict.json()["message"].endswith("strict decoding error: " + ", ".join(PATCH_PROBLEMS))
+    warn = server.request("PATCH", path, data=MERGE_PATCH_WITH_PROBLEMS, headers={"Content-Type": patch_type})
+    assert warn.status_code == 200, warn.text
+    assert _warnings(warn) == PATCH_PROBLEMS

@@ -45,10 +45,12 @@ def typed_decode(
     body: bytes = b"",
     media: str = "application/json",
     directive: str | None = None,
+    patched: bool = False,
 ) -> None:
     """Check and prune obj (in place) against the schema of group/version/kind, then apply the
     fieldValidation directive to what was unknown or duplicated: 400 (Strict), Warning headers
-    (Warn) or nothing (Ignore). body/media are the raw request, for finding duplicate keys."""
+    (Warn) or nothing (Ignore). body/media are the raw request, for finding duplicate keys;
+    patched: obj is the result of applying body as a patch."""
     node: Node | None = schema_for_kind(group, version, kind)
     custom = CUSTOM_DECODERS.get((group, version, kind)) if node is None else None
     if node is None and custom is None:
@@ -62,7 +64,7 @@ def typed_decode(
         )
     if directive == IGNORE:
         return
-    problems = _strict_problems(report, body, media)
+    problems = _patch_problems(report, body) if patched else _strict_problems(report, body, media)
     if not problems:
         return
     if directive == STRICT:
@@ -99,6 +101,13 @@ def _strict_problems(report: DecodeReport, body: bytes, media: str) -> list[str]
             problems.append(f'duplicate field "{path}"')
     problems.extend(f'unknown field "{p}"' for p in report.unknown if p in unknown)
     return problems
+
+
+def _patch_problems(report: DecodeReport, body: bytes) -> list[str]:
+    # As kube's patcher reports them: the patch's own repeated keys in its order, then the unknown
+    # fields of the patched object, which it re-encodes from a map (so in sorted order).
+    problems = [f'duplicate field "{path}"' for path, repeated in json_field_order(body) if repeated] if body else []
+    return problems + [f'unknown field "{p}"' for p in sorted(report.unknown)]
 
 
 def _yaml_warnings(problems: list[str]) -> list[str]:

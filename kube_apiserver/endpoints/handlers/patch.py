@@ -219,7 +219,7 @@ async def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
     def apply_typed(obj: dict[str, Any]) -> dict[str, Any]:
         out = patch(obj)
         if isinstance(out, dict):
-            typed_decode(scope.req, out, spec.group, spec.version, spec.kind, body, media, directive)
+            typed_decode(scope.req, out, spec.group, spec.version, spec.kind, body, media, directive, patched=True)
         return out
 
     return apply_typed

@@ -8,10 +8,8 @@ import os
 import sys
 import time
 
-from kube_apiserver.authentication.request import RequestAuthenticator
-from kube_apiserver.authentication.token_file import TokenFileAuthenticator, TokenFileError
-from kube_apiserver.authorization.authorizer import new_authorizer
 from kube_apiserver.cmd.options import Options, parse
+from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
@@ -31,10 +29,10 @@ def _advertise_address(opts: Options) -> str:
 
 
 def _client_ca_bundle(opts: Options, generated_ca: str) -> str:
-    if not opts.client_ca_file:
+    if not opts.authentication.client_ca_file:
         return generated_ca
     bundle = os.path.join(opts.data_dir, "pki", "client-ca-bundle.crt")
-    with open(opts.client_ca_file, "rb") as f, open(generated_ca, "rb") as g, open(bundle, "wb") as out:
+    with open(opts.authentication.client_ca_file, "rb") as f, open(generated_ca, "rb") as g, open(bundle, "wb") as out:
         out.write(f.read().rstrip() + b"\n" + g.read())
     return bundle
 
@@ -57,8 +55,8 @@ async def run(opts: Options) -> None:
     service_ip = first_service_ip(opts.service_cluster_ip_range)
     hosts, ips = default_hosts(service_ip, advertise, opts.bind_address)
     certs = ensure_certificates(os.path.join(opts.data_dir, "pki"), hosts, ips)
-    cert_file = opts.tls_cert_file or certs.serving_cert
-    key_file = opts.tls_private_key_file or certs.serving_key
+    cert_file = opts.secure_serving.tls_cert_file or certs.serving_cert
+    key_file = opts.secure_serving.tls_private_key_file or certs.serving_key
     client_ca = _client_ca_bundle(opts, certs.ca_cert)
     host_for_clients = "127.0.0.1" if opts.bind_address in ("0.0.0.0", "127.0.0.1") else opts.bind_address
     if ":" in host_for_clients:
@@ -68,14 +66,11 @@ async def run(opts: Options) -> None:
         os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key
     )
 
-    token_auths = []
-    if opts.token_auth_file:
-        try:
-            token_auths.append(TokenFileAuthenticator.from_file(opts.token_auth_file))
-        except TokenFileError as e:
-            sys.stderr.write(f"Error: {e}\n")
-            raise SystemExit(1) from None
-    authenticator = RequestAuthenticator(True, token_auths, opts.anonymous_auth)
+    try:
+        authenticator = opts.authentication.to_authenticator()
+    except AuthenticationConfigError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
 
     storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"))
     await storage.start()
@@ -94,7 +89,7 @@ async def run(opts: Options) -> None:
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
     await chain.start_cachers()
-    authorizer = new_authorizer(opts.authorization_mode, chain.rbac)
+    authorizer = opts.authorization.to_authorizer(chain.rbac)
     app = build_handler_chain(
         chain.aggregator,
         ChainConfig(

@@ -1,0 +1,63 @@
+"""Flag value types shared by the option groups: each raises argparse.ArgumentTypeError with a one-line message."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+
+from kube_apiserver.server.filters.timeout import parse_go_duration
+
+
+def bool_flag(value: str) -> bool:
+    v = value.lower()
+    if v in ("true", "1", "t"):
+        return True
+    if v in ("false", "0", "f"):
+        return False
+    raise argparse.ArgumentTypeError(f'invalid boolean "{value}"')
+
+
+def duration_flag(value: str) -> float:
+    try:
+        return parse_go_duration(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'invalid duration "{value}"') from None
+
+
+def port_flag(value: str) -> int:
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise argparse.ArgumentTypeError(f'"{value}" is not a valid port (1-65535)')
+    return int(value)
+
+
+def ip_flag(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'"{value}" is not a valid IP address') from None
+
+
+def cidr_flag(value: str) -> str:
+    try:
+        net = ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'"{value}" is not a valid CIDR') from None
+    if net.num_addresses < 4:
+        raise argparse.ArgumentTypeError(f'service IP range "{value}" is too small')
+    return str(net)
+
+
+def port_range_flag(value: str) -> tuple[int, int]:
+    try:
+        lo, hi = (int(p) for p in value.split("-", 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'"{value}" is not a port range such as 30000-32767') from None
+    if not 0 < lo <= hi < 65536:
+        raise argparse.ArgumentTypeError(f'"{value}" is not a valid port range')
+    return lo, hi
+
+
+def positive_flag(value: str) -> int:
+    if not value.lstrip("-").isdigit() or int(value) < 0:
+        raise argparse.ArgumentTypeError(f'"{value}" must be a non-negative integer')
+    return int(value)

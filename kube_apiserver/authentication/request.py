@@ -10,7 +10,10 @@ from kube_apiserver.authentication.x509 import user_from_certificate
 
 
 class TokenAuthenticator(Protocol):
-    def authenticate_token(self, token: str) -> UserInfo | None: ...
+    async def authenticate_token(self, token: str) -> UserInfo | None:
+        """The token's user, or None when this authenticator does not know the token (the next one is tried).
+        Async because some look the token up in storage or ask a webhook."""
+        ...
 
 
 class AuthenticationFailed(Exception):
@@ -23,7 +26,7 @@ class RequestAuthenticator:
     token_authenticators: list[TokenAuthenticator] = field(default_factory=list)
     anonymous: bool = True
 
-    def authenticate(self, scope: dict[str, Any], authorization: str) -> UserInfo:
+    async def authenticate(self, scope: dict[str, Any], authorization: str) -> UserInfo:
         """The user of the request; raises AuthenticationFailed (→ 401)."""
         if self.client_certs:
             der = ((scope.get("extensions") or {}).get("tls") or {}).get("client_cert_der")
@@ -35,7 +38,7 @@ class RequestAuthenticator:
             scheme, _, token = authorization.partition(" ")
             if scheme.lower() == "bearer" and token.strip():
                 for auth in self.token_authenticators:
-                    user = auth.authenticate_token(token.strip())
+                    user = await auth.authenticate_token(token.strip())
                     if user is not None:
                         return user.with_authenticated_group()
                 raise AuthenticationFailed("invalid bearer token")

@@ -40,5 +40,5 @@ class TokenFileAuthenticator:
             raise TokenFileError(f"unable to read token file '{path}': {e.strerror}") from None
         return cls(tokens)
 
-    def authenticate_token(self, token: str) -> UserInfo | None:
+    async def authenticate_token(self, token: str) -> UserInfo | None:
         return self.tokens.get(token)

@@ -17,7 +17,7 @@ def with_authentication(app: ASGIApp, authenticator: RequestAuthenticator) -> AS
             return await app(scope, receive, send)
         authorization = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"authorization"), "")
         try:
-            scope["k8s.user"] = authenticator.authenticate(scope, authorization)
+            scope["k8s.user"] = await authenticator.authenticate(scope, authorization)
         except AuthenticationFailed:
             await send_status_error(send, new_unauthorized())
             return

@@ -244,11 +244,22 @@ class Conn:
         if i >= 0:
             j = head.find(b"\r\n", i + 2)
             n = int(head[i + 17 : j if j > 0 else None])
-            while len(self.buf) < n:
-                self._fill()
-            body = bytes(self.buf[:n])
-            del self.buf[:n]
-            return status, body
+            if len(self.buf) >= n:
+                body = bytes(self.buf[:n])
+                del self.buf[:n]
+                return status, body
+            # a large body is read straight into its own buffer: no copies of what came before
+            out = bytearray(n)
+            view = memoryview(out)
+            got = len(self.buf)
+            view[:got] = self.buf
+            self.buf.clear()
+            while got < n:
+                k = self.sock.recv_into(view[got:])
+                if not k:
+                    raise ConnectionError("connection closed by the server")
+                got += k
+            return status, bytes(out)
         if b"transfer-encoding: chunked" not in head:
             raise ValueError(f"no framing in {head!r}")
         parts = []

@@ -21,6 +21,9 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 log = logging.getLogger(__name__)
 
 
+_COALESCE_MAX = 64 * 1024
+
+
 class _CoalescingWriter:
     """The transport as one response cycle sees it: uvicorn writes the status line and headers, then
     the body, in two writes; over TLS each is its own record and its own send. The head of a response
@@ -36,8 +39,11 @@ class _CoalescingWriter:
 
     def write(self, data: bytes) -> None:
         if self._head is not None:
-            data = self._head + data
-            self._head = None
+            head, self._head = self._head, None
+            if len(data) > _COALESCE_MAX:  # copying a large body costs more than one more TLS record
+                self._transport.write(head)
+            else:
+                data = head + data
         elif data[:9] == b"HTTP/1.1 " and b"\r\ncontent-length:" in data:
             # only a head with a length (no 100 Continue, no chunked stream: a watch's head goes out
             # at once, its first event may be long in coming); uvicorn writes header names lower case

@@ -10,7 +10,7 @@ import orjson
 
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
-from kube_apiserver.endpoints.request import send_bytes
+from kube_apiserver.endpoints.request import send_bytes, send_json_around
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.runtime import errors
@@ -135,8 +135,7 @@ async def list_resource(scope: RequestScope) -> None:
     if out.form == "json":
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
-        body = b"".join((head[:-1], b',"items":[', b",".join(i.raw for i in result.items), b"]}"))
-        await send_bytes(send, 200, body)
+        await send_json_around(send, head[:-1] + b',"items":[', [i.raw for i in result.items], b"]}")
         return
     objects = [i.obj for i in result.items]
     if out.form == "table":

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from kube_apiserver.authentication.serviceaccount_getter import StoreTokenGetter
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
@@ -35,6 +36,11 @@ def _client_ca_bundle(opts: Options, generated_ca: str) -> str:
     with open(opts.authentication.client_ca_file, "rb") as f, open(generated_ca, "rb") as g, open(bundle, "wb") as out:
         out.write(f.read().rstrip() + b"\n" + g.read())
     return bundle
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 async def _compactor(storage: SQLiteStorage, interval: float) -> None:
@@ -66,8 +72,10 @@ async def run(opts: Options) -> None:
         os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key
     )
 
+    token_getter = StoreTokenGetter()  # reads the stores, bound once the server chain exists
     try:
-        authenticator = opts.authentication.to_authenticator()
+        sa_config = opts.authentication.service_account_config(os.path.join(opts.data_dir, "pki"))
+        authenticator = opts.authentication.to_authenticator(sa_config, token_getter)
     except AuthenticationConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
@@ -83,8 +91,12 @@ async def run(opts: Options) -> None:
             secure_port=opts.secure_port,
             watch_cache_size=opts.default_watch_cache_size,
             server_address=f"{advertise}:{opts.secure_port}",
+            service_accounts=sa_config,
+            authenticator=authenticator,
+            root_ca=_read(certs.ca_cert),
         )
     )
+    token_getter.bind(chain.stores)
     from kube_apiserver.endpoints.handlers import watch as watch_handler
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)

@@ -27,6 +27,7 @@ from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.bootstrap import BootstrapController
 from kube_apiserver.controlplane.service_rest import new_service_rest
+from kube_apiserver.controlplane.serviceaccounts import install_service_accounts
 from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers import delete as delete_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
@@ -78,6 +79,10 @@ class ControlPlaneConfig:
     watch_cache_size: int
     server_address: str = ""
     service_node_port_range: tuple[int, int] = (30000, 32767)
+    service_accounts: Any = None  # ServiceAccountConfig: serviceaccounts/token, issuer discovery, token secrets
+    authenticator: Any = None  # the request authenticator, which TokenReview asks
+    root_ca: bytes = b""  # the cluster CA bundle legacy token secrets carry (ca.crt)
+    disabled_controllers: frozenset[str] = frozenset()  # kube-controller-manager names, as --controllers=-name
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
@@ -160,6 +165,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     ns_res = group_versions[""][0].resources["namespaces"]
     ns_res.extra[("finalize", "update")] = _finalize_handler
     install_core_subresources(group_versions[""][0].resources, chain.stores)
+    start_service_account_controllers = install_service_accounts(kube, group_versions, chain.stores, config)
     disruption = DisruptionController(
         chain.stores[("policy", "v1", "poddisruptionbudgets")], chain.stores[("", "v1", "pods")], chain.stores
     )
@@ -211,6 +217,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         assert chain.namespace_controller is not None
         await chain.namespace_controller.start()
         await disruption.start()
+        await start_service_account_controllers()
 
     kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
     kube.add_post_start_hook("bootstrap-controller", bootstrap.run)

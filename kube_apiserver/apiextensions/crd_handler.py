@@ -21,6 +21,7 @@ from kube_apiserver.apiextensions.customresource import (
     storage_version,
     version_schema,
 )
+from kube_apiserver.apiextensions.openapi_controller import CRDOpenAPIController
 from kube_apiserver.apiextensions.scale import scale_handlers
 from kube_apiserver.apiextensions.schema.prune import prune
 from kube_apiserver.endpoints.handlers import create as create_handler
@@ -74,6 +75,7 @@ class CRDHandler:
         self.pending: set[str] = set()
         self.tasks: set[asyncio.Task[None]] = set()
         self.locks: dict[str, asyncio.Lock] = {}
+        self.openapi = CRDOpenAPIController()
         crd_store.after_write.append(self._on_write)
 
     async def start(self) -> None:
@@ -108,6 +110,7 @@ class CRDHandler:
             crd = (await self.crds.get("", name)).obj
         except errors.StatusError as e:
             if e.code == 404:
+                self.openapi.update(name, None)
                 await self._uninstall(name)
                 return
             raise
@@ -156,6 +159,8 @@ class CRDHandler:
             crd_for_serving = copy.deepcopy(crd)
             crd_for_serving["status"] = new_status
             await self._install(crd_for_serving)
+            # Published before Established is written: whoever waits for it finds the kinds in the OpenAPI.
+            self.openapi.update(name, crd_for_serving)
         if new_status != status:
 
             def write(obj: dict[str, Any]) -> dict[str, Any]:

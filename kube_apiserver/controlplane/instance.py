@@ -208,7 +208,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         await send_bytes(req.send, 200, orjson.dumps({"paths": aggregator.every_path()}))
 
     aggregator.mux.handle("/", serve_index)
-    _install_openapi(aggregator)
+    crd_handler.openapi.attach(_install_openapi(aggregator))
 
     # Post-start hooks, each a named readyz check.
     bootstrap = BootstrapController(chain.stores, config)
@@ -293,7 +293,7 @@ async def _serve_version(req: Request) -> None:
     await send_bytes(req.send, 200, orjson.dumps(version_info()))
 
 
-def _install_openapi(root: GenericAPIServer) -> None:
+def _install_openapi(root: GenericAPIServer) -> Any:
     """/openapi/v2 and /openapi/v3, merged over the delegation chain like the aggregator's."""
     from kube_apiserver.endpoints import openapi
 
@@ -303,7 +303,9 @@ def _install_openapi(root: GenericAPIServer) -> None:
             key = f"apis/{group.name}/{version}" if group.name else f"api/{version}"
             gvs[key] = group.resources.get(version, [])
     # Built on first request and served from memory afterwards (kube-openapi's cached values).
-    handlers = openapi.make_handlers(openapi.OpenAPIDocuments(gvs))
+    documents = openapi.OpenAPIDocuments(gvs)
+    handlers = openapi.make_handlers(documents)
     root.mux.handle("/openapi/v2", handlers["/openapi/v2"])
     root.mux.handle("/openapi/v3", handlers["/openapi/v3"])
     root.mux.handle_prefix("/openapi/v3/", handlers["/openapi/v3/"])
+    return documents  # the CRD OpenAPI controller publishes custom resources into it

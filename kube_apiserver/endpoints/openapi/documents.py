@@ -140,52 +140,127 @@ def build_v3(group_versions: dict[str, list[ResourceSpec]]) -> dict[str, dict[st
 
 
 class OpenAPIDocuments:
-    """The served documents, each built on first use and then served from memory."""
+    """The served documents, each built on first use and then served from memory.
+
+    Custom resources come and go: set_custom() replaces what the CRD OpenAPI controllers publish
+    (per CRD version a v2 spec and a v3 document). /openapi/v2 is then the built-in document with the
+    custom paths, parameters and definitions merged in (built-in ones win, as kube's MergeSpecs does),
+    and every custom group-version is a v3 document of its own in the index, with a new hash.
+    """
 
     def __init__(self, group_versions: dict[str, list[ResourceSpec]]) -> None:
         self.group_versions = group_versions
         self._lock = threading.Lock()
+        self._static_v2: CachedDocument | None = None
         self._v2: CachedDocument | None = None
         self._v2_proto: CachedDocument | None = None
         self._v3_index: CachedDocument | None = None
+        self._static_v3: dict[str, CachedDocument] | None = None
         self._v3: dict[str, CachedDocument] | None = None
+        self._custom_v2: list[dict[str, Any]] = []
+        self._custom_v3: dict[str, list[dict[str, Any]]] = {}
+
+    def set_custom(self, v2: list[dict[str, Any]], v3: dict[str, list[dict[str, Any]]]) -> None:
+        """Publish these custom specs from now on: v2 specs to merge, v3 documents per "apis/<g>/<v>"."""
+        with self._lock:
+            self._custom_v2, self._custom_v3 = list(v2), dict(v3)
+            self._v2 = self._v2_proto = None
+            self._v3 = self._v3_index = None
+
+    def _static_v2_doc(self) -> CachedDocument:
+        if self._static_v2 is None:
+            with self._lock:
+                if self._static_v2 is None:
+                    self._static_v2 = CachedDocument(_dumps(build_v2(self.group_versions)))
+        return self._static_v2
 
     def v2(self) -> CachedDocument:
-        if self._v2 is None:
+        doc = self._v2
+        if doc is None:
+            static = self._static_v2_doc()
             with self._lock:
+                custom = self._custom_v2
                 if self._v2 is None:
-                    self._v2 = CachedDocument(_dumps(build_v2(self.group_versions)))
-        return self._v2
+                    self._v2 = (
+                        static if not custom else CachedDocument(_dumps(merge_v2(orjson.loads(static.body), custom)))
+                    )
+                doc = self._v2
+        return doc
 
     def v2_proto(self) -> CachedDocument:
-        if self._v2_proto is None:
+        doc = self._v2_proto
+        if doc is None:
             from kube_apiserver.endpoints.openapi.proto_v2 import encode_document
 
-            doc = orjson.loads(self.v2().body)
+            source = self.v2()
+            body = encode_document(orjson.loads(source.body))
             with self._lock:
-                if self._v2_proto is None:
-                    body = encode_document(doc)
+                if self._v2 is source:  # not replaced by set_custom() meanwhile
                     self._v2_proto = CachedDocument(body, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
-        return self._v2_proto
+                    doc = self._v2_proto
+            if doc is None:
+                return self.v2_proto()
+        return doc
 
     def _build_v3(self) -> dict[str, CachedDocument]:
-        if self._v3 is None:
+        docs = self._v3
+        if docs is None:
+            if self._static_v3 is None:
+                with self._lock:
+                    if self._static_v3 is None:
+                        built = build_v3(self.group_versions)
+                        self._static_v3 = {k: CachedDocument(_dumps(d)) for k, d in built.items()}
             with self._lock:
                 if self._v3 is None:
-                    docs = {k: CachedDocument(_dumps(d)) for k, d in build_v3(self.group_versions).items()}
+                    assert self._static_v3 is not None
+                    merged = dict(self._static_v3)
+                    for key, specs in self._custom_v3.items():
+                        base = [orjson.loads(merged[key].body)] if key in merged else []
+                        merged[key] = CachedDocument(_dumps(merge_v3([*base, *specs])))
                     index = {
                         "paths": {
-                            k: {"serverRelativeURL": f"/openapi/v3/{k}?hash={d.etag}"} for k, d in sorted(docs.items())
+                            k: {"serverRelativeURL": f"/openapi/v3/{k}?hash={d.etag}"}
+                            for k, d in sorted(merged.items())
                         }
                     }
                     self._v3_index = CachedDocument(_dumps(index))
-                    self._v3 = docs
-        return self._v3
+                    self._v3 = merged
+                docs = self._v3
+        return docs
 
     def v3_index(self) -> CachedDocument:
-        self._build_v3()
-        assert self._v3_index is not None
-        return self._v3_index
+        while True:
+            self._build_v3()
+            index = self._v3_index
+            if index is not None:
+                return index
 
     def v3(self, key: str) -> CachedDocument | None:
         return self._build_v3().get(key)
+
+
+def merge_v2(static: dict[str, Any], custom: list[dict[str, Any]]) -> dict[str, Any]:
+    """MergeSpecs: the custom specs' paths, parameters and definitions added to the built-in document,
+    which keeps its own where both have one (a CRD cannot replace a built-in path or type)."""
+    for key in ("paths", "definitions", "parameters"):
+        merged = dict(static.get(key) or {})
+        for spec in custom:
+            for name, value in (spec.get(key) or {}).items():
+                merged.setdefault(name, value)
+        static[key] = merged
+    return static
+
+
+def merge_v3(specs: list[dict[str, Any]]) -> dict[str, Any]:
+    """MergeSpecsV3: one group-version's documents as one (the first one's info)."""
+    first = specs[0]
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for spec in specs:
+        for name, value in (spec.get("paths") or {}).items():
+            paths.setdefault(name, value)
+        for name, value in ((spec.get("components") or {}).get("schemas") or {}).items():
+            schemas.setdefault(name, value)
+    components = dict(first.get("components") or {})
+    components["schemas"] = schemas
+    return {**first, "components": components, "paths": paths}

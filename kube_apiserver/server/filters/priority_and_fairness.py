@@ -1,0 +1,117 @@
+"""WithPriorityAndFairness (k8s.io/apiserver/pkg/server/filters/priority-and-fairness.go).
+
+Each request is classified by the FlowSchemas (it needs the user: the filter sits after authentication
+and impersonation), then admitted by its priority level: at once, after waiting in its queue, or not at
+all. A rejected request gets 429 with a Retry-After and kube's plain-text message. Every classified
+response carries the UIDs of its FlowSchema and priority level (not their names, which are the
+operator's business).
+
+A WATCH holds a seat only while it initializes: the seat is freed when the response starts, and the
+stream itself occupies none. Other long-running requests (exec, attach, port-forward, proxy, logs)
+bypass the filter.
+
+A request waits at most a quarter of its deadline (?timeout= or --request-timeout; a WATCH has none:
+--request-timeout), and never more than a minute.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kube_apiserver.endpoints.request import send_bytes
+from kube_apiserver.server.filters.recovery import response_state
+from kube_apiserver.server.filters.timeout import parse_go_duration
+from kube_apiserver.server.flowcontrol import metrics
+from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
+from kube_apiserver.server.flowcontrol.queueset import WAITING
+
+ASGIApp = Any
+
+HEADER_FLOW_SCHEMA_UID = b"x-kubernetes-pf-flowschema-uid"
+HEADER_PRIORITY_LEVEL_UID = b"x-kubernetes-pf-prioritylevel-uid"
+TOO_MANY_REQUESTS = b"Too many requests, please try again later.\n"
+_LONG_RUNNING_SUBRESOURCES = frozenset({"proxy", "attach", "exec", "log", "portforward"})
+MAX_WAIT = 60.0
+
+
+def _long_running_non_watch(info: Any) -> bool:
+    return info.is_resource_request and (info.verb == "proxy" or info.subresource in _LONG_RUNNING_SUBRESOURCES)
+
+
+def request_wait_limit(scope: dict[str, Any], request_timeout: float, watch: bool) -> float:
+    """getRequestWaitContext: a quarter of the request's deadline, at most a minute."""
+    deadline = request_timeout
+    req = scope.get("k8s.request")
+    if not watch and req is not None:
+        raw = req.param("timeout")
+        if raw:
+            try:
+                value = parse_go_duration(raw)
+            except ValueError:
+                value = 0.0
+            if 0 < value < deadline:
+                deadline = value
+    return min(deadline / 4, MAX_WAIT)
+
+
+async def _too_many_requests(send: Any, retry_after: int) -> None:
+    headers = [(b"x-content-type-options", b"nosniff"), (b"retry-after", str(retry_after).encode())]
+    await send_bytes(send, 429, TOO_MANY_REQUESTS, "text/plain; charset=utf-8", headers)
+
+
+def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_timeout: float) -> ASGIApp:
+    controller = apf.controller
+    dropped = apf.dropped
+
+    async def reject(send: Any, pl_name: str, fs_name: str, reason: str) -> None:
+        metrics.child(metrics.REJECTED, pl_name, fs_name, reason).inc()
+        dropped.record_dropped_request(pl_name)
+        await _too_many_requests(send, dropped.retry_after(pl_name))
+
+    async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        info = scope.get("k8s.request_info")
+        user = scope.get("k8s.user")
+        if scope["type"] != "http" or info is None or user is None:
+            return await app(scope, receive, send)
+        watch = info.verb == "watch"
+        if not watch and _long_running_non_watch(info):
+            return await app(scope, receive, send)
+
+        fs, pl = controller.match(user, info)
+        response_state(scope).headers.extend(
+            ((HEADER_PRIORITY_LEVEL_UID, pl.uid.encode()), (HEADER_FLOW_SCHEMA_UID, fs.uid.encode()))
+        )
+        qs = pl.queues
+        assert qs is not None
+        flow, hash_value = controller.flow_of(fs, pl, user, info)
+        req, reason = qs.start_request(1, hash_value, fs.name, flow)
+        if req is None:
+            controller.note_idle(pl)
+            return await reject(send, pl.name, fs.name, reason)
+        if req.state == WAITING:
+            started = time.monotonic()
+            executed = await qs.wait(req, request_wait_limit(scope, request_timeout, watch))
+            metrics.child(metrics.WAIT_DURATION, pl.name, fs.name, "true" if executed else "false").observe(
+                time.monotonic() - started
+            )
+            if not executed:
+                controller.note_idle(pl)
+                return await reject(send, pl.name, fs.name, "time-out")
+        metrics.child(metrics.DISPATCHED, pl.name, fs.name).inc()
+        try:
+            if watch:
+                # the seat is for the watch's initialization: free it once the response starts
+                async def watch_send(message: dict[str, Any]) -> None:
+                    if message["type"] == "http.response.start":
+                        qs.finish_request(req)
+                    await send(message)
+
+                await app(scope, receive, watch_send)
+            else:
+                await app(scope, receive, send)
+        finally:
+            qs.finish_request(req)  # no-op if already finished
+            controller.note_idle(pl)
+
+    return handler

@@ -8,7 +8,6 @@ import os
 import sys
 import time
 
-from kube_apiserver.authentication.serviceaccount_getter import StoreTokenGetter
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
@@ -17,6 +16,7 @@ from kube_apiserver.server.certs import default_hosts, ensure_certificates, writ
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
 from kube_apiserver.server.serving import SecureServer
 from kube_apiserver.storage.sqlite.store import SQLiteStorage
+from kube_apiserver.storage.value.encryptionconfig import EncryptionConfigError
 
 log = logging.getLogger("kube_apiserver")
 
@@ -36,11 +36,6 @@ def _client_ca_bundle(opts: Options, generated_ca: str) -> str:
     with open(opts.authentication.client_ca_file, "rb") as f, open(generated_ca, "rb") as g, open(bundle, "wb") as out:
         out.write(f.read().rstrip() + b"\n" + g.read())
     return bundle
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
 
 
 async def _compactor(storage: SQLiteStorage, interval: float) -> None:
@@ -72,15 +67,18 @@ async def run(opts: Options) -> None:
         os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key
     )
 
-    token_getter = StoreTokenGetter()  # reads the stores, bound once the server chain exists
     try:
-        sa_config = opts.authentication.service_account_config(os.path.join(opts.data_dir, "pki"))
-        authenticator = opts.authentication.to_authenticator(sa_config, token_getter)
+        authenticator = opts.authentication.to_authenticator()
     except AuthenticationConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
 
-    storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"))
+    try:
+        transformer_for = opts.encryption.to_transformer_for()
+    except EncryptionConfigError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
+    storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"), transformer_for=transformer_for)
     await storage.start()
     chain = create_server_chain(
         ControlPlaneConfig(
@@ -91,12 +89,8 @@ async def run(opts: Options) -> None:
             secure_port=opts.secure_port,
             watch_cache_size=opts.default_watch_cache_size,
             server_address=f"{advertise}:{opts.secure_port}",
-            service_accounts=sa_config,
-            authenticator=authenticator,
-            root_ca=_read(certs.ca_cert),
         )
     )
-    token_getter.bind(chain.stores)
     from kube_apiserver.endpoints.handlers import watch as watch_handler
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
@@ -137,6 +131,7 @@ async def run(opts: Options) -> None:
         return
     await chain.aggregator.run_post_start_hooks()
     compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
+    reloader = asyncio.create_task(opts.encryption.run_reloader())
     log.warning(
         "Serving securely on %s:%d (started in %.2fs); kubeconfig: %s",
         opts.bind_address,
@@ -148,6 +143,7 @@ async def run(opts: Options) -> None:
         await serve_task
     finally:
         compactor.cancel()
+        reloader.cancel()
         for c in chain.cachers:
             await c.stop()
         await storage.close()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, NoReturn
 
-from kube_apiserver.cmd import options_authentication, options_authorization, options_serving
+from kube_apiserver.cmd import options_authentication, options_authorization, options_encryption, options_serving
 from kube_apiserver.cmd.flag_types import (
     cidr_flag,
     duration_flag,
@@ -19,6 +19,7 @@ from kube_apiserver.cmd.flag_types import (
 )
 from kube_apiserver.cmd.options_authentication import AuthenticationOptions
 from kube_apiserver.cmd.options_authorization import AuthorizationOptions
+from kube_apiserver.cmd.options_encryption import EncryptionOptions
 from kube_apiserver.cmd.options_serving import SecureServingOptions
 
 
@@ -50,12 +51,14 @@ class Options:
     secure_serving: SecureServingOptions
     authentication: AuthenticationOptions
     authorization: AuthorizationOptions
+    encryption: EncryptionOptions
 
     # The flags of each group: parse() moves them off the flat namespace into the group's options.
     GROUPS: ClassVar[tuple[tuple[str, ModuleType, Any], ...]] = (
         ("secure_serving", options_serving, SecureServingOptions),
         ("authentication", options_authentication, AuthenticationOptions),
         ("authorization", options_authorization, AuthorizationOptions),
+        ("encryption", options_encryption, EncryptionOptions),
     )
 
 

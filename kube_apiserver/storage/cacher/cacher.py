@@ -24,6 +24,7 @@ import orjson
 from kube_apiserver.storage.errors import (
     ExpiredError,
     KeyNotFoundError,
+    StorageError,
     TooLargeResourceVersionError,
 )
 from kube_apiserver.storage.interface import (
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 BOOKMARK = "BOOKMARK"
 # How long a read waits for the cache to reach a revision before answering "too large resource version".
 FRESHNESS_TIMEOUT = 3.0
+RETRY_INTERVAL = 5.0  # between attempts to fill a cache whose first list failed
 # A watcher that falls this many events behind is closed; the client re-watches (kube does the same).
 WATCHER_QUEUE_LIMIT = 20_000
 
@@ -150,12 +152,33 @@ class Cacher:
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self.failure: StorageError | None = None  # why the cache could not be filled (then every read fails)
 
     # --- lifecycle ---
 
     async def start(self) -> None:
-        await self._relist()
+        try:
+            await self._relist()
+        except StorageError as e:
+            # e.g. values that the configured encryption cannot read: the server still starts and this
+            # resource answers 500 with the reason, as kube-apiserver's does while its reflector retries
+            log.error("watch cache %s: initial list failed: %s", self.prefix, e)
+            self.failure = e
+            self._ready.set()
+            self._task = asyncio.create_task(self._retry_start(), name=f"cacher {self.prefix}")
+            return
         self._task = asyncio.create_task(self._follow(), name=f"cacher {self.prefix}")
+
+    async def _retry_start(self) -> None:
+        while True:
+            await asyncio.sleep(RETRY_INTERVAL)
+            try:
+                await self._relist()
+            except StorageError:
+                continue
+            self.failure = None
+            await self._follow()
+            return
 
     async def _relist(self) -> None:
         result = await self.storage.get_list(self.prefix, ListOptions())
@@ -233,6 +256,8 @@ class Cacher:
 
     async def wait_until(self, revision: int, timeout: float = FRESHNESS_TIMEOUT) -> None:
         await self._ready.wait()
+        if self.failure is not None:
+            raise self.failure
         if revision <= self.revision:
             return
         # Events of other resources moved the revision on: ask the storage where this prefix stands.
@@ -266,6 +291,8 @@ class Cacher:
 
     def list_cached(self, prefix: str, opts: ListOptions, converter: VersionConverter | None = None) -> ListResult:
         """The cached objects under prefix; with a converter, in its version (selected in that version too)."""
+        if self.failure is not None:
+            raise self.failure
         keys = self.keys
         i = bisect.bisect_left(keys, max(prefix, opts.start_key))
         items: list[StoredObject] = []

@@ -18,7 +18,7 @@ import logging
 import queue
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +49,7 @@ from kube_apiserver.storage.interface import (
     WatchBatch,
     prefix_end,
 )
+from kube_apiserver.storage.value.transformer import IDENTITY, Transformer
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,12 @@ def _set_revision(obj: dict[str, Any], rev: int) -> None:
 
 
 class SQLiteStorage:
-    def __init__(self, path: str, *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str, *, synchronous: str = "FULL", transformer_for: Callable[[str], Transformer] | None = None
+    ) -> None:
         self._path = path
+        # the value transformer of each key (encryption at rest); values are plain in memory and in events
+        self._transformer_for: Callable[[str], Transformer] = transformer_for or (lambda key: IDENTITY)
         self._synchronous = synchronous
         self._queue: queue.SimpleQueue[_Op | None] = queue.SimpleQueue()
         self._watchers: list[_Watcher] = []
@@ -223,7 +228,8 @@ class SQLiteStorage:
                 raise KeyExistsError(op.key)
             _set_revision(obj, rev)
             raw = _encode(op.key, obj)
-            conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, raw, rev, rev))
+            stored = self._transformer_for(op.key).to_storage(raw, op.key)
+            conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, stored, rev, rev))
             pending[op.key] = (rev, rev)
             kind = _TYPE_CREATE
         else:
@@ -233,15 +239,16 @@ class SQLiteStorage:
                 raise ResourceVersionConflictError(op.key, revision=row[1])
             _set_revision(obj, rev)
             raw = _encode(op.key, obj)
+            stored = self._transformer_for(op.key).to_storage(raw, op.key)
             if op.kind == "update":
-                conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (raw, rev, op.key))
+                conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (stored, rev, op.key))
                 pending[op.key] = (row[0], rev)
                 kind = _TYPE_UPDATE
             else:
                 conn.execute("DELETE FROM kv WHERE key = ?", (op.key,))
                 pending[op.key] = None
                 kind = _TYPE_DELETE
-        conn.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (rev, op.key, kind, raw))
+        conn.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (rev, op.key, kind, stored))
         return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev)
 
     def _compact(self, conn: sqlite3.Connection, target: int) -> None:
@@ -294,7 +301,27 @@ class SQLiteStorage:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
     def _get_sync(self, key: str) -> tuple[bytes, int] | None:
-        return self._reader().execute("SELECT value, mod_rev FROM kv WHERE key = ?", (key,)).fetchone()
+        row = self._reader().execute("SELECT value, mod_rev FROM kv WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (self._from_storage(row[0], key), row[1])
+
+    def _from_storage(self, stored: bytes, key: str) -> bytes:
+        return self._transformer_for(key).from_storage(stored, key)
+
+    async def _stored_is_stale(self, key: str) -> bool:
+        """Whether the stored value of key was written other than the transformer writes now (an earlier key
+        or provider): an update that changes nothing still rewrites it then, as kube's GuaranteedUpdate does
+        (that is how `kubectl replace` of every secret moves them to a new key). Read from the database, as
+        the cache holds plain values; only for keys with a transformer."""
+        transformer = self._transformer_for(key)
+        if transformer is IDENTITY:
+            return False
+
+        def stored() -> bytes | None:
+            row = self._reader().execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
+            return None if row is None else row[0]
+
+        value = await self._read(stored)
+        return value is not None and transformer.is_stale(value)
 
     def _list_sync(self, prefix: str, opts: ListOptions) -> ListResult:
         conn = self._reader()
@@ -322,7 +349,7 @@ class SQLiteStorage:
                     "SELECT key, value, mod_rev FROM kv WHERE key >= ? AND key < ? ORDER BY key", (start, end)
                 )
                 revision = cur_rev
-            return _collect(rows, opts, revision)
+            return _collect(rows, opts, revision, self._from_storage)
         finally:
             conn.execute("COMMIT")
 
@@ -368,7 +395,7 @@ class SQLiteStorage:
             if preconditions is not None:
                 preconditions.check(key, current.obj)
             new = try_update(orjson.loads(current.raw))
-            if new == current.obj:
+            if new == current.obj and not await self._stored_is_stale(key):
                 return current
             try:
                 return await self._submit("update", key, new, current.revision)
@@ -458,7 +485,10 @@ class SQLiteStorage:
             ).fetchall()
         finally:
             conn.execute("COMMIT")
-        events = [Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(v), v, r, k), r) for r, k, t, v in rows]
+        events = []
+        for r, k, t, v in rows:
+            raw = self._transformer_for(k).from_storage(v, k)  # history: staleness is the kv value's
+            events.append(Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(raw), raw, r, k), r))
         return WatchBatch(events, cur_rev)
 
 
@@ -469,11 +499,12 @@ def _encode(key: str, obj: dict[str, Any]) -> bytes:
         raise InvalidObjError(key, f"cannot encode object: {e}") from None
 
 
-def _collect(rows: Any, opts: ListOptions, revision: int) -> ListResult:
+def _collect(rows: Any, opts: ListOptions, revision: int, from_storage: Callable[[bytes, str], bytes]) -> ListResult:
     items: list[StoredObject] = []
     pred = opts.predicate
     limit = opts.limit
-    for key, raw, rev in rows:
+    for key, stored, rev in rows:
+        raw = from_storage(stored, key)
         obj = orjson.loads(raw)
         if pred is not None and not pred(obj):
             continue

@@ -38,6 +38,7 @@ from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store, key_root
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
+from kube_apiserver.server.flowcontrol.ensurer import config_producer as apf_config_producer
 from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
 from kube_apiserver.server.healthz import install_health_checks
 from kube_apiserver.server.metrics import CALLBACKS, serve_metrics
@@ -222,6 +223,13 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
     kube.add_post_start_hook("bootstrap-controller", bootstrap.run)
     kube.add_post_start_hook("start-system-namespaces-controller", start_namespace_controller)
+    kube.add_post_start_hook(
+        "priority-and-fairness-config-producer",
+        apf_config_producer(
+            chain.stores[("flowcontrol.apiserver.k8s.io", "v1", "flowschemas")],
+            chain.stores[("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations")],
+        ),
+    )
     chain.rbac = reviews.RULE_RESOLVER["rbac"] = install_rbac(kube, chain.stores)
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
     apiextensions.add_post_start_hook("start-apiextensions-controllers", crd_handler.start)

@@ -1,17 +1,29 @@
-"""authorizer.Attributes and the simple authorizers (AlwaysAllow, AlwaysDeny) with their union."""
+"""authorizer.Attributes, the simple authorizers (AlwaysAllow, AlwaysDeny, the system:masters one) and the union
+of the configured modes (k8s.io/apiserver/pkg/authorization/{authorizer,authorizerfactory,union}).
+
+Most authorizers decide from memory (RBAC, Node, ABAC) and answer synchronously: `authorize(attrs)` returns
+(decision, reason). The webhook authorizer does I/O: it also has `async authorize_async(attrs)` returning
+(decision, reason, error). The union is synchronous when all its members are (`union.synchronous`), and the
+callers use the plain call then, so the common RBAC path has no await; otherwise they await
+`union.authorize_async`. An error (a webhook that could not be asked) does not stop the union: like kube's, it
+is collected, and when nobody allowed the request the authorization filter answers 500 with it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from kube_apiserver.authentication.user import ANONYMOUS, UserInfo
+from kube_apiserver.authentication.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
 
 ALLOW, DENY, NO_OPINION = "allow", "deny", "no-opinion"
+READ_ONLY_VERBS = frozenset({"get", "list", "watch"})
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Attributes:
+    """authorizer.AttributesRecord. field_selector / label_selector are the raw query values of a list, watch or
+    deletecollection (AuthorizeWithSelectors): the node authorizer limits what a kubelet may list with them."""
+
     user: UserInfo
     verb: str
     is_resource_request: bool
@@ -22,72 +34,105 @@ class Attributes:
     resource: str = ""
     subresource: str = ""
     name: str = ""
+    field_selector: str = ""
+    label_selector: str = ""
+
+    def is_read_only(self) -> bool:
+        return self.verb in READ_ONLY_VERBS
 
 
 class Authorizer(Protocol):
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        """(decision, reason)."""
+        """(decision, reason), from memory."""
         ...
 
 
-# What kube's bootstrap policy lets anyone read (system:public-info-viewer, system:discovery).
-PUBLIC_PATHS = frozenset({"/healthz", "/livez", "/readyz", "/version", "/version/"})
+class AsyncAuthorizer(Authorizer, Protocol):
+    async def authorize_async(self, attrs: Attributes) -> tuple[str, str, str]:
+        """(decision, reason, error): may ask someone else. Its synchronous authorize answers from what it
+        already knows (a cache), no opinion otherwise."""
+        ...
+
+
+def is_async(a: Any) -> bool:
+    return not getattr(a, "synchronous", True)
 
 
 class AlwaysAllow:
-    """--authorization-mode=AlwaysAllow. Anonymous requests only reach the public info paths: until RBAC
-    exists, this is what keeps an unauthenticated client from reading or writing anything."""
+    """--authorization-mode=AlwaysAllow: every request, as kube's alwaysAllowAuthorizer. Anonymous requests do
+    not reach it: with this mode the server turns --anonymous-auth off (BuiltInAuthenticationOptions
+    .ApplyAuthorization), see AuthorizationOptions.apply_to_authentication."""
 
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        if attrs.user.name == ANONYMOUS and not (not attrs.is_resource_request and attrs.path in PUBLIC_PATHS):
-            return NO_OPINION, ""
         return ALLOW, ""
 
 
 class AlwaysDeny:
+    """--authorization-mode=AlwaysDeny: no opinion with a reason, so the request ends in 403 unless an earlier
+    authorizer (system:masters) allowed it."""
+
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
         return NO_OPINION, "Everything is forbidden."
 
 
-class PublicInfo:
+class PrivilegedGroups:
+    """system:masters may do anything (authorizerfactory.NewPrivilegedGroups, first in kube's chain)."""
+
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        if not attrs.is_resource_request and (
-            attrs.path in PUBLIC_PATHS or attrs.path.startswith(("/healthz/", "/livez/", "/readyz/"))
-        ):
+        if SYSTEM_PRIVILEGED_GROUP in attrs.user.groups:
             return ALLOW, ""
         return NO_OPINION, ""
 
 
 class Union:
-    def __init__(self, authorizers: list[Authorizer]) -> None:
+    """unionAuthzHandler: the first allow or deny wins with its reason; otherwise no opinion with every reason
+    given, one per line."""
+
+    def __init__(self, authorizers: list[Any]) -> None:
         self.authorizers = authorizers
+        self.synchronous = not any(is_async(a) for a in authorizers)
 
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        reasons = []
+        reasons: list[str] | None = None
         for a in self.authorizers:
             decision, reason = a.authorize(attrs)
-            if decision in (ALLOW, DENY):
+            if decision != NO_OPINION:
                 return decision, reason
             if reason:
+                if reasons is None:
+                    reasons = [reason]
+                else:
+                    reasons.append(reason)
+        return NO_OPINION, "\n".join(reasons) if reasons else ""
+
+    async def authorize_async(self, attrs: Attributes) -> tuple[str, str, str]:
+        reasons: list[str] = []
+        errors: list[str] = []
+        for a in self.authorizers:
+            if is_async(a):
+                decision, reason, error = await a.authorize_async(attrs)
+                if error:
+                    errors.append(error)
+            else:
+                decision, reason = a.authorize(attrs)
+                error = ""
+            if reason:
                 reasons.append(reason)
-        return NO_OPINION, ", ".join(reasons)
+            if decision != NO_OPINION:
+                return decision, reason, error
+        return NO_OPINION, "\n".join(reasons), _aggregate(errors)
 
 
-def new_authorizer(modes: list[str], rbac: Authorizer | None = None) -> Authorizer:
-    """The union kube builds: system:masters first (always), then each mode in order. rbac is the RBAC
-    authorizer (kube_apiserver.authorization.rbac), required when modes name RBAC."""
-    from kube_apiserver.authorization.rbac.authorizer import NodeNoOpinion, PrivilegedGroups
+def _aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one error as itself, several as a bracketed list."""
+    if not errors:
+        return ""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
-    chain: list[Authorizer] = [PrivilegedGroups(), PublicInfo()]
-    for mode in modes:
-        if mode == "AlwaysAllow":
-            chain.append(AlwaysAllow())
-        elif mode == "AlwaysDeny":
-            chain.append(AlwaysDeny())
-        elif mode == "RBAC" and rbac is not None:
-            chain.append(rbac)
-        elif mode == "Node":
-            chain.append(NodeNoOpinion())
-        else:
-            raise ValueError(f"authorization mode {mode!r} is not implemented yet")
-    return Union(chain)
+
+async def authorize(authorizer: Any, attrs: Attributes) -> tuple[str, str, str]:
+    """(decision, reason, error) from any authorizer, awaiting only when it does I/O."""
+    if is_async(authorizer):
+        return await authorizer.authorize_async(attrs)
+    decision, reason = authorizer.authorize(attrs)
+    return decision, reason, ""

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kube_apiserver.authentication.user import UserInfo
-from kube_apiserver.authorization.authorizer import ALLOW, NO_OPINION, Attributes, new_authorizer
+from kube_apiserver.authorization.authorizer import ALLOW, NO_OPINION, Attributes, PrivilegedGroups, Union
 from kube_apiserver.authorization.rbac import bootstrap_policy as policy
 from kube_apiserver.authorization.rbac.authorizer import RuleResolver
 from kube_apiserver.authorization.rbac.escalation import confirm_no_escalation
@@ -147,7 +147,7 @@ def test_authorizer_bindings_subjects_and_reasons() -> None:
         'RBAC: clusterrole.rbac.authorization.k8s.io "ghost" not found',
     )
     # system:masters passes the union whatever the bindings
-    chain = new_authorizer(["Node", "RBAC"], rbac)
+    chain = Union([PrivilegedGroups(), rbac])
     assert chain.authorize(_res(UserInfo("admin", "", ("system:masters",)), "delete", "nodes"))[0] == ALLOW
     assert chain.authorize(_res(bob, "delete", "nodes"))[0] == NO_OPINION
 

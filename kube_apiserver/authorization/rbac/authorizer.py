@@ -1,22 +1,27 @@
 """The RBAC authorizer and its rule resolver (plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac/validation
 DefaultRuleResolver).
 
-Roles and bindings are read from the watch caches of the four RBAC resources. An index from subject to
-the rules granted is rebuilt when any of those caches changed, so a decision costs a few dict lookups
-whatever the number of bindings (kube's informer-backed listers make the same trade)."""
+Roles and bindings are read from the watch caches of the four RBAC resources. An index from subject to the
+rules granted is rebuilt when one of those caches changed: informers on the caches mark it stale on every event
+(kube's RBAC authorizer reads informer-backed listers the same way), so a decision costs a few dict lookups
+and set tests whatever the number of bindings, and a new binding counts from the moment the cache has it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from kube_apiserver.authentication.user import SYSTEM_PRIVILEGED_GROUP, UserInfo
-from kube_apiserver.authorization.authorizer import ALLOW, NO_OPINION, Attributes
-from kube_apiserver.authorization.rbac.rules import normalize_rule, rule_allows
+from kube_apiserver.authentication.user import UserInfo
+from kube_apiserver.authorization.authorizer import ALLOW, NO_OPINION, Attributes, PrivilegedGroups
+from kube_apiserver.authorization.informer import CacheInformer, cacher_of, current_objects
+from kube_apiserver.authorization.rbac.rules import CompiledRule, compile_rule, normalize_rule
 
 GROUP = "rbac.authorization.k8s.io"
 SA_PREFIX = "system:serviceaccount:"
+RESOURCES = ("roles", "clusterroles", "rolebindings", "clusterrolebindings")
 Rule = dict[str, tuple[str, ...]]
+
+__all__ = ["GROUP", "Grant", "PrivilegedGroups", "RuleResolver"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +30,8 @@ class Grant:
 
     source: str  # 'ClusterRoleBinding "x" of ClusterRole "y" to User "z"', for the allow reason
     rules: tuple[Rule, ...]
+    compiled: tuple[CompiledRule, ...]
     error: str
-
-
-def _objects(store: Any) -> list[dict[str, Any]]:
-    storage = getattr(store, "storage", None)
-    cacher = getattr(storage, "cacher", storage)
-    objects = getattr(cacher, "objects", {}) or {}
-    return [item.obj for _, item in sorted(objects.items())]
 
 
 def _describe_subject(subject: dict[str, Any], binding_ns: str) -> str:
@@ -57,68 +56,97 @@ def _subject_key(subject: Any, binding_ns: str) -> tuple[str, str] | None:
     return None
 
 
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
 class RuleResolver:
-    """RulesFor / VisitRulesFor / GetRoleReferenceRules over the RBAC watch caches."""
+    """RulesFor / VisitRulesFor / GetRoleReferenceRules over the RBAC watch caches, and the RBAC authorizer."""
 
     def __init__(self, stores: dict[tuple[str, str, str], Any]) -> None:
-        self.stores = {
-            r: stores.get((GROUP, "v1", r)) for r in ("roles", "clusterroles", "rolebindings", "clusterrolebindings")
-        }
-        self._fingerprint: tuple[Any, ...] | None = None
+        self.cachers = {r: cacher_of(stores.get((GROUP, "v1", r))) for r in RESOURCES}
+        self._stale = True
+        self._informers: list[CacheInformer] = []
+        self._last_fingerprint: tuple[Any, ...] | None = None
         self.cluster_roles: dict[str, tuple[Rule, ...]] = {}
         self.roles: dict[tuple[str, str], tuple[Rule, ...]] = {}
         self.cluster_grants: dict[tuple[str, str], list[Grant]] = {}
         self.ns_grants: dict[str, dict[tuple[str, str], list[Grant]]] = {}
+        self._compiled: dict[int, tuple[CompiledRule, ...]] = {}
+
+    def start_informers(self) -> None:
+        """Follow the caches from now on; until then (or without caches) every query rebuilds the index."""
+        if self._informers:
+            return
+        for cacher in self.cachers.values():
+            if cacher is not None and hasattr(cacher, "watchers"):
+                self._informers.append(CacheInformer(cacher, self._on_event, self.invalidate))
+        self.invalidate()
+
+    def _on_event(self, _type: str, _obj: dict[str, Any], _prev: dict[str, Any] | None) -> None:
+        self._stale = True
+
+    def invalidate(self) -> None:
+        self._stale = True
 
     # --- the index ---
 
-    def _current_fingerprint(self) -> tuple[Any, ...]:
+    def _fingerprint(self) -> tuple[Any, ...]:
+        """Without informers (caches that take no watchers): whether a cache changed, from its last event."""
         out = []
-        for store in self.stores.values():
-            storage = getattr(store, "storage", None)
-            cacher = getattr(storage, "cacher", storage)
+        for cacher in self.cachers.values():
             history = getattr(cacher, "history", None)
             out.append((id(getattr(cacher, "objects", None)), history[-1].revision if history else 0))
         return tuple(out)
 
     def _index(self) -> None:
-        fp = self._current_fingerprint()
-        if fp != self._fingerprint:
+        if self._informers:
+            self._stale = False
             self._rebuild()
-            self._fingerprint = fp
+            return
+        fp = self._fingerprint()
+        if fp != self._last_fingerprint:
+            self._rebuild()
+            self._last_fingerprint = fp
 
     def _rebuild(self) -> None:
+        compiled: dict[int, tuple[CompiledRule, ...]] = {}
+
         def rules_of(obj: dict[str, Any]) -> tuple[Rule, ...]:
             rules = obj.get("rules")
-            return tuple(normalize_rule(r) for r in rules) if isinstance(rules, list) else ()
+            normalized = tuple(normalize_rule(r) for r in rules) if isinstance(rules, list) else ()
+            compiled[id(normalized)] = tuple(compile_rule(r) for r in normalized)
+            return normalized
 
+        self._compiled = compiled
         self.cluster_roles = {
-            o["metadata"]["name"]: rules_of(o) for o in _objects(self.stores["clusterroles"]) if "metadata" in o
+            _meta(o).get("name", ""): rules_of(o) for o in current_objects(self.cachers["clusterroles"])
         }
         self.roles = {
-            (o["metadata"].get("namespace", ""), o["metadata"]["name"]): rules_of(o)
-            for o in _objects(self.stores["roles"])
-            if "metadata" in o
+            (_meta(o).get("namespace", ""), _meta(o).get("name", "")): rules_of(o)
+            for o in current_objects(self.cachers["roles"])
         }
         self.cluster_grants = {}
-        for crb in _objects(self.stores["clusterrolebindings"]):
+        for crb in current_objects(self.cachers["clusterrolebindings"]):
             self._add_binding(crb, "", self.cluster_grants)
         self.ns_grants = {}
-        for rb in _objects(self.stores["rolebindings"]):
-            ns = (rb.get("metadata") or {}).get("namespace", "")
+        for rb in current_objects(self.cachers["rolebindings"]):
+            ns = _meta(rb).get("namespace", "")
             self._add_binding(rb, ns, self.ns_grants.setdefault(ns, {}))
 
     def _add_binding(self, binding: dict[str, Any], ns: str, into: dict[tuple[str, str], list[Grant]]) -> None:
         ref = binding.get("roleRef") if isinstance(binding.get("roleRef"), dict) else {}
         rules, error = self.role_ref_rules(ref, ns, lister_style=True)
-        name = (binding.get("metadata") or {}).get("name", "")
+        compiled = self._compiled.get(id(rules), ())
+        name = _meta(binding).get("name", "")
         what = f'RoleBinding "{name}/{ns}"' if ns else f'ClusterRoleBinding "{name}"'
         head = f'{what} of {ref.get("kind")} "{ref.get("name")}" to '
         subjects = binding.get("subjects")
         for subject in subjects if isinstance(subjects, list) else ():
             key = _subject_key(subject, ns)
             if key is not None:
-                into.setdefault(key, []).append(Grant(head + _describe_subject(subject, ns), rules, error))
+                into.setdefault(key, []).append(Grant(head + _describe_subject(subject, ns), rules, compiled, error))
 
     def role_ref_rules(self, ref: dict[str, Any], ns: str, lister_style: bool = False) -> tuple[tuple[Rule, ...], str]:
         """The rules a roleRef points at, or the NotFound message (the informer listers name the resource in
@@ -151,7 +179,8 @@ class RuleResolver:
     # --- queries ---
 
     def rules_for(self, user: UserInfo, namespace: str) -> tuple[list[Rule], list[str]]:
-        self._index()
+        if self._stale:
+            self._index()
         rules: list[Rule] = []
         errors: list[str] = []
         for grant in self._grants_for(user, namespace):
@@ -161,36 +190,49 @@ class RuleResolver:
         return rules, errors
 
     def get_role_reference_rules(self, ref: dict[str, Any], namespace: str) -> tuple[tuple[Rule, ...], str]:
-        self._index()
+        if self._stale:
+            self._index()
         return self.role_ref_rules(ref, namespace)
 
     def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        self._index()
-        errors = []
-        for grant in self._grants_for(attrs.user, attrs.namespace):
-            if grant.error:
-                errors.append(grant.error)
+        """RBACAuthorizer.Authorize: visit the grants of the user, its groups, then of the namespace's bindings,
+        and allow on the first rule that matches; otherwise no opinion, naming the roles that were missing."""
+        if self._stale:
+            self._index()
+        user = attrs.user
+        errors: list[str] | None = None
+        if attrs.is_resource_request:
+            verb, group, sub, name = attrs.verb, attrs.api_group, attrs.subresource, attrs.name
+            combined = f"{attrs.resource}/{sub}" if sub else attrs.resource
+            path = None
+        else:
+            verb, path = attrs.verb, attrs.path
+        namespace = attrs.namespace
+        ns_index = self.ns_grants.get(namespace) if namespace else None
+        for index in (self.cluster_grants, ns_index):
+            if not index:
                 continue
-            for rule in grant.rules:
-                if rule_allows(attrs, rule):
-                    return ALLOW, f"RBAC: allowed by {grant.source}"
+            grants = index.get(("u", user.name))
+            for key in (None, *user.groups):
+                if key is not None:
+                    grants = index.get(("g", key))
+                if not grants:
+                    continue
+                for grant in grants:
+                    if grant.error:
+                        if errors is None:
+                            errors = [grant.error]
+                        else:
+                            errors.append(grant.error)
+                        continue
+                    if path is None:
+                        for rule in grant.compiled:
+                            if rule.allows_resource(verb, group, combined, sub, name):
+                                return ALLOW, f"RBAC: allowed by {grant.source}"
+                    else:
+                        for rule in grant.compiled:
+                            if rule.allows_path(verb, path):
+                                return ALLOW, f"RBAC: allowed by {grant.source}"
         if not errors:
             return NO_OPINION, ""
         return NO_OPINION, "RBAC: " + (errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
-
-
-class PrivilegedGroups:
-    """system:masters may do anything (authorizerfactory.NewPrivilegedGroups, first in kube's chain)."""
-
-    def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        if SYSTEM_PRIVILEGED_GROUP in attrs.user.groups:
-            return ALLOW, ""
-        return NO_OPINION, ""
-
-
-class NodeNoOpinion:
-    """--authorization-mode=Node is accepted; the node authorizer's graph (pods, secrets, ... reachable
-    from a node) is not built, so it has no opinion and nodes need RBAC grants."""
-
-    def authorize(self, attrs: Attributes) -> tuple[str, str]:
-        return NO_OPINION, ""

@@ -71,7 +71,36 @@ def _crb(name: str, subjects: list[dict[str, Any]], role: str = "") -> dict[str,
     return binding("ClusterRoleBinding", name, "ClusterRole", role or name, subjects)
 
 
-def cluster_roles() -> list[dict[str, Any]]:
+def node_rules() -> list[dict[str, Any]]:
+    """NodeRules: what every kubelet may do (system:node; the Node authorizer applies them to nodes)."""
+    csr = "certificates.k8s.io"
+    return [
+        r(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
+        r(["create"], ["authorization.k8s.io"], ["localsubjectaccessreviews", "subjectaccessreviews"]),
+        r(READ, [""], ["services"]),
+        r(["create", "get", "list", "watch"], [""], ["nodes"]),
+        r(["patch", "update"], [""], ["nodes/status"]),
+        r(["patch", "update"], [""], ["nodes"]),
+        r(EVENTS_WRITE, [""], ["events"]),
+        r(READ, [""], ["pods"]),
+        r(["create", "delete"], [""], ["pods"]),
+        r(["patch", "update"], [""], ["pods/status"]),
+        r(["create"], [""], ["pods/eviction"]),
+        r(READ, [""], ["configmaps", "secrets"]),
+        r(["get"], [""], ["persistentvolumeclaims", "persistentvolumes"]),
+        r(["get"], [""], ["endpoints"]),
+        r(["create", "get", "list", "watch"], [csr], ["certificatesigningrequests"]),
+        r(["create", "delete", "get", "patch", "update"], ["coordination.k8s.io"], ["leases"]),
+        r(["get"], ["storage.k8s.io"], ["volumeattachments"]),
+        r(["create"], [""], ["serviceaccounts/token"]),
+        r(["get", "patch", "update"], [""], ["persistentvolumeclaims/status"]),
+        r(READ, ["storage.k8s.io"], ["csidrivers"]),
+        r(["create", "delete", "get", "patch", "update"], ["storage.k8s.io"], ["csinodes"]),
+        r(READ, ["node.k8s.io"], ["runtimeclasses"]),
+    ]
+
+
+def _base_cluster_roles() -> list[dict[str, Any]]:
     csr = "certificates.k8s.io"
     lease_self = ["coordination.k8s.io"]
     return [
@@ -283,33 +312,7 @@ def cluster_roles() -> list[dict[str, Any]]:
             "system:heapster",
             [r(READ, [""], ["events", "namespaces", "nodes", "pods"]), r(READ, ["extensions"], ["deployments"])],
         ),
-        cluster_role(
-            "system:node",
-            [
-                r(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
-                r(["create"], ["authorization.k8s.io"], ["localsubjectaccessreviews", "subjectaccessreviews"]),
-                r(READ, [""], ["services"]),
-                r(["create", "get", "list", "watch"], [""], ["nodes"]),
-                r(["patch", "update"], [""], ["nodes/status"]),
-                r(["patch", "update"], [""], ["nodes"]),
-                r(EVENTS_WRITE, [""], ["events"]),
-                r(READ, [""], ["pods"]),
-                r(["create", "delete"], [""], ["pods"]),
-                r(["patch", "update"], [""], ["pods/status"]),
-                r(["create"], [""], ["pods/eviction"]),
-                r(READ, [""], ["configmaps", "secrets"]),
-                r(["get"], [""], ["persistentvolumeclaims", "persistentvolumes"]),
-                r(["get"], [""], ["endpoints"]),
-                r(["create", "get", "list", "watch"], [csr], ["certificatesigningrequests"]),
-                r(["create", "delete", "get", "patch", "update"], lease_self, ["leases"]),
-                r(["get"], ["storage.k8s.io"], ["volumeattachments"]),
-                r(["create"], [""], ["serviceaccounts/token"]),
-                r(["get", "patch", "update"], [""], ["persistentvolumeclaims/status"]),
-                r(READ, ["storage.k8s.io"], ["csidrivers"]),
-                r(["create", "delete", "get", "patch", "update"], ["storage.k8s.io"], ["csinodes"]),
-                r(READ, ["node.k8s.io"], ["runtimeclasses"]),
-            ],
-        ),
+        cluster_role("system:node", node_rules()),
         cluster_role(
             "system:node-problem-detector",
             [
@@ -430,7 +433,7 @@ def cluster_roles() -> list[dict[str, Any]]:
     ]
 
 
-def cluster_role_bindings() -> list[dict[str, Any]]:
+def _base_cluster_role_bindings() -> list[dict[str, Any]]:
     group, user = "Group", "User"
     authenticated = _subject(group, "system:authenticated")
     return [
@@ -449,15 +452,42 @@ def cluster_role_bindings() -> list[dict[str, Any]]:
     ]
 
 
+def cluster_roles() -> list[dict[str, Any]]:
+    """ClusterRoles() followed by ControllerRoles(), as the rbac/bootstrap-roles hook reconciles them."""
+    from kube_apiserver.authorization.rbac.controller_policy import controller_roles
+
+    return _base_cluster_roles() + controller_roles()
+
+
+def cluster_role_bindings() -> list[dict[str, Any]]:
+    from kube_apiserver.authorization.rbac.controller_policy import controller_role_bindings
+
+    return _base_cluster_role_bindings() + controller_role_bindings()
+
+
 def namespace_roles() -> list[dict[str, Any]]:
+    """NamespaceRoles (namespace_policy.go), kube-system's then kube-public's."""
+
     def role(name: str, ns: str, rules: list[dict[str, Any]]) -> dict[str, Any]:
         return {"apiVersion": f"{GROUP}/v1", "kind": "Role", "metadata": _meta(name, namespace=ns), "rules": rules}
 
+    events = r(EVENTS_WRITE, ["", "events.k8s.io"], ["events"])
     return [
         role(
             "extension-apiserver-authentication-reader",
             "kube-system",
             [r(READ, [""], ["configmaps"], ["extension-apiserver-authentication"])],
+        ),
+        role("system:controller:bootstrap-signer", "kube-system", [r(READ, [""], ["secrets"])]),
+        role(
+            "system:controller:cloud-provider",
+            "kube-system",
+            [r(["create", "get", "list", "watch"], [""], ["configmaps"])],
+        ),
+        role(
+            "system:controller:token-cleaner",
+            "kube-system",
+            [r(["delete", "get", "list", "watch"], [""], ["secrets"]), events],
         ),
         role(
             "system::leader-locking-kube-controller-manager",
@@ -465,6 +495,7 @@ def namespace_roles() -> list[dict[str, Any]]:
             [
                 r(["watch"], [""], ["configmaps"]),
                 r(["get", "update"], [""], ["configmaps"], ["kube-controller-manager"]),
+                r(["create", "get", "list", "update", "watch"], ["coordination.k8s.io"], ["leases"]),
             ],
         ),
         role(
@@ -472,12 +503,20 @@ def namespace_roles() -> list[dict[str, Any]]:
             "kube-system",
             [r(["watch"], [""], ["configmaps"]), r(["get", "update"], [""], ["configmaps"], ["kube-scheduler"])],
         ),
+        role(
+            "system:controller:bootstrap-signer",
+            "kube-public",
+            [r(READ, [""], ["configmaps"]), r(["update"], [""], ["configmaps"], ["cluster-info"]), events],
+        ),
     ]
 
 
 def namespace_role_bindings() -> list[dict[str, Any]]:
-    def rb(name: str, subjects: list[dict[str, Any]], role: str = "") -> dict[str, Any]:
-        return binding("RoleBinding", name, "Role", role or name, subjects, namespace="kube-system")
+    def rb(name: str, subjects: list[dict[str, Any]], role: str = "", ns: str = "kube-system") -> dict[str, Any]:
+        return binding("RoleBinding", name, "Role", role or name, subjects, namespace=ns)
+
+    def sa(name: str) -> dict[str, Any]:
+        return _subject("ServiceAccount", name, "kube-system")
 
     return [
         rb(
@@ -489,11 +528,13 @@ def namespace_role_bindings() -> list[dict[str, Any]]:
             "system::leader-locking-kube-controller-manager",
             [
                 _subject("User", "system:kube-controller-manager"),
-                _subject("ServiceAccount", "kube-controller-manager", "kube-system"),
+                sa("kube-controller-manager"),
+                sa("leader-election-controller"),
             ],
         ),
-        rb(
-            "system::leader-locking-kube-scheduler",
-            [_subject("User", "system:kube-scheduler"), _subject("ServiceAccount", "kube-scheduler", "kube-system")],
-        ),
+        rb("system::leader-locking-kube-scheduler", [_subject("User", "system:kube-scheduler"), sa("kube-scheduler")]),
+        rb("system:controller:bootstrap-signer", [sa("bootstrap-signer")]),
+        rb("system:controller:cloud-provider", [sa("cloud-provider")]),
+        rb("system:controller:token-cleaner", [sa("token-cleaner")]),
+        rb("system:controller:bootstrap-signer", [sa("bootstrap-signer")], ns="kube-public"),
     ]

@@ -12,6 +12,7 @@ from kube_apiserver.authorization.rbac.reconcile import ClusterRoleAggregator, e
 
 def install_rbac(server: Any, stores: dict[tuple[str, str, str], Any]) -> RuleResolver:
     resolver = RuleResolver(stores)
+    resolver.start_informers()
     for resource in ("roles", "clusterroles", "rolebindings", "clusterrolebindings"):
         store = stores[(GROUP, "v1", resource)]
         store.strategy = EscalationCheckingStrategy(store.strategy, resolver)

@@ -76,6 +76,45 @@ def rule_allows(attrs: Attributes, rule: dict[str, tuple[str, ...]]) -> bool:
     return non_resource_url_matches(rule, attrs.path)
 
 
+class CompiledRule:
+    """A normalized rule as sets, for the authorizer's hot path: None stands for "*" (any)."""
+
+    __slots__ = ("verbs", "groups", "resources", "any_resource", "names", "urls", "url_prefixes", "any_url")
+
+    def __init__(self, rule: dict[str, tuple[str, ...]]) -> None:
+        self.verbs = None if ALL in rule["verbs"] else frozenset(rule["verbs"])
+        self.groups = None if ALL in rule["apiGroups"] else frozenset(rule["apiGroups"])
+        self.resources = frozenset(rule["resources"])
+        self.any_resource = ALL in self.resources
+        self.names = frozenset(rule["resourceNames"]) or None
+        urls = rule["nonResourceURLs"]
+        self.any_url = ALL in urls
+        self.urls = frozenset(u for u in urls if not u.endswith("*"))
+        self.url_prefixes = tuple(u[:-1] for u in urls if u.endswith("*") and u != ALL)
+
+    def allows_resource(self, verb: str, group: str, combined: str, subresource: str, name: str) -> bool:
+        if self.verbs is not None and verb not in self.verbs:
+            return False
+        if self.groups is not None and group not in self.groups:
+            return False
+        if not self.any_resource and combined not in self.resources:
+            # "*/status" matches the status subresource of every resource
+            if not subresource or "*/" + subresource not in self.resources:
+                return False
+        return self.names is None or name in self.names
+
+    def allows_path(self, verb: str, path: str) -> bool:
+        if self.verbs is not None and verb not in self.verbs:
+            return False
+        if self.any_url or path in self.urls:
+            return True
+        return any(path.startswith(p) for p in self.url_prefixes) if self.url_prefixes else False
+
+
+def compile_rule(rule: dict[str, tuple[str, ...]]) -> CompiledRule:
+    return CompiledRule(rule)
+
+
 # --- coverage (escalation checks) ---
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.authentication.user import UserInfo
-from kube_apiserver.authorization.authorizer import ALLOW, DENY, Attributes
+from kube_apiserver.authorization.authorizer import ALLOW, DENY, Attributes, authorize
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
 from kube_apiserver.endpoints.installer import Handler
 from kube_apiserver.endpoints.request import send_bytes
@@ -83,13 +83,15 @@ def _spec_causes(spec: dict[str, Any], subject: bool) -> list[StatusCause]:
 
 async def _answer_access_review(scope: RequestScope, user: UserInfo, obj: dict[str, Any], spec: dict[str, Any]) -> None:
     authorizer = scope.req.scope.get("k8s.authorizer")
-    decision, reason = authorizer.authorize(_attributes(user, spec)) if authorizer else (ALLOW, "")
+    decision, reason, error = await authorize(authorizer, _attributes(user, spec)) if authorizer else (ALLOW, "", "")
     obj.setdefault("metadata", {})["creationTimestamp"] = None
     obj["status"] = {"allowed": decision == ALLOW}
     if decision == DENY:
         obj["status"]["denied"] = True
     if reason:
         obj["status"]["reason"] = reason
+    if error:
+        obj["status"]["evaluationError"] = error
     await send_bytes(scope.req.send, 201, orjson.dumps(obj))
 
 

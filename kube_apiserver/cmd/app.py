@@ -13,6 +13,7 @@ from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
+from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
 from kube_apiserver.server.serving import SecureServer
 from kube_apiserver.storage.sqlite.store import SQLiteStorage
@@ -96,6 +97,16 @@ async def run(opts: Options) -> None:
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
     await chain.start_cachers()
     authorizer = opts.authorization.to_authorizer(chain.rbac)
+    flow_control = None
+    if opts.flow_control.enable_priority_and_fairness:
+        inflight, mutating = opts.max_requests_inflight, opts.max_mutating_requests_inflight
+        problem = opts.flow_control.server_concurrency_limit_error(inflight, mutating)
+        if problem:
+            sys.stderr.write(f"Error: {problem}\n")
+            raise SystemExit(1)
+        flow_control = install_priority_and_fairness(
+            chain.kube_apiserver, chain.aggregator.mux, chain.stores, inflight + mutating
+        )
     app = build_handler_chain(
         chain.aggregator,
         ChainConfig(
@@ -103,6 +114,7 @@ async def run(opts: Options) -> None:
             authorizer=authorizer,
             max_requests_inflight=opts.max_requests_inflight,
             max_mutating_requests_inflight=opts.max_mutating_requests_inflight,
+            flow_control=flow_control,
             request_timeout=opts.request_timeout,
             cors_allowed_origins=opts.cors_allowed_origins,
         ),

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, NoReturn
 
-from kube_apiserver.cmd import options_authentication, options_authorization, options_encryption, options_serving
+from kube_apiserver.cmd import (
+    options_authentication,
+    options_authorization,
+    options_encryption,
+    options_flowcontrol,
+    options_serving,
+)
 from kube_apiserver.cmd.flag_types import (
     cidr_flag,
     duration_flag,
@@ -52,6 +58,7 @@ class Options:
     authentication: AuthenticationOptions
     authorization: AuthorizationOptions
     encryption: EncryptionOptions
+    flow_control: options_flowcontrol.FlowControlOptions
 
     # The flags of each group: parse() moves them off the flat namespace into the group's options.
     GROUPS: ClassVar[tuple[tuple[str, ModuleType, Any], ...]] = (
@@ -59,6 +66,7 @@ class Options:
         ("authentication", options_authentication, AuthenticationOptions),
         ("authorization", options_authorization, AuthorizationOptions),
         ("encryption", options_encryption, EncryptionOptions),
+        ("flow_control", options_flowcontrol, options_flowcontrol.FlowControlOptions),
     )
 
 

@@ -1,7 +1,9 @@
 """The handler chain, built in one function as DefaultBuildHandlerChain builds it.
 
-Outermost first: panic recovery → request info → max in flight → timeout → CORS → authentication
-→ audit → impersonation → authorization → APIServerHandler (the director of the first server).
+Outermost first: panic recovery → request info → timeout → CORS → authentication
+→ audit → impersonation → priority and fairness (or max in flight) → authorization → APIServerHandler (the
+director of the first server). As in kube, the in-flight limits come after authentication: priority and
+fairness classifies requests by their (impersonated) user.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from kube_apiserver.endpoints.request import Request, send_status_error
 from kube_apiserver.runtime.errors import StatusError
 from kube_apiserver.server.filters.cors import with_cors
 from kube_apiserver.server.filters.maxinflight import with_max_in_flight
+from kube_apiserver.server.filters.priority_and_fairness import with_priority_and_fairness
 from kube_apiserver.server.filters.recovery import response_state, with_panic_recovery
 from kube_apiserver.server.filters.timeout import with_timeout
+from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
 from kube_apiserver.server.genericapiserver import GenericAPIServer
 from kube_apiserver.server.metrics import REQUEST_DURATION, REQUEST_TOTAL
 
@@ -35,6 +39,8 @@ class ChainConfig:
     authorizer: Authorizer
     max_requests_inflight: int = 400
     max_mutating_requests_inflight: int = 200
+    # --enable-priority-and-fairness: the APF state that replaces the max-in-flight filter
+    flow_control: PriorityAndFairness | None = None
     request_timeout: float = 60.0
     cors_allowed_origins: list[str] = field(default_factory=list)
 
@@ -92,12 +98,15 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
 def build_handler_chain(root: GenericAPIServer, config: ChainConfig) -> ASGIApp:
     handler = api_server_handler(root)
     handler = with_authorization(handler, config.authorizer)
+    if config.flow_control is not None:
+        handler = with_priority_and_fairness(handler, config.flow_control, config.request_timeout)
+    else:
+        handler = with_max_in_flight(handler, config.max_requests_inflight, config.max_mutating_requests_inflight)
     handler = with_impersonation(handler, config.authorizer)
     handler = with_audit(handler)
     handler = with_authentication(handler, config.authenticator)
     handler = with_cors(handler, config.cors_allowed_origins)
     handler = with_timeout(handler, config.request_timeout)
-    handler = with_max_in_flight(handler, config.max_requests_inflight, config.max_mutating_requests_inflight)
     handler = with_request_info(handler)
     handler = with_panic_recovery(handler)
     return handler

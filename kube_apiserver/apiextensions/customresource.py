@@ -10,6 +10,8 @@ from typing import Any
 import orjson
 
 from kube_apiserver.apiextensions import jsonpath
+from kube_apiserver.apiextensions.schema.cel.strategy import remember_old, rule_errors
+from kube_apiserver.apiextensions.schema.cel.validation import new_validator
 from kube_apiserver.apiextensions.schema.defaulting import default as apply_defaults
 from kube_apiserver.apiextensions.schema.validation import validate as validate_schema
 from kube_apiserver.apis.printing import age, parse_time, since
@@ -56,6 +58,7 @@ class CustomResourceStrategy(RESTStrategy):
         self.has_status = status
         self.scale = scale
         self.tracks_generation = True
+        self.cel = new_validator(schema)  # x-kubernetes-validations, compiled once per served version
 
     def default(self, obj: dict[str, Any]) -> None:
         apply_defaults(obj, self.schema)
@@ -81,10 +84,19 @@ class CustomResourceStrategy(RESTStrategy):
             }
         gen = (old.get("metadata") or {}).get("generation", 1)
         metautil.metadata(new)["generation"] = gen + 1 if changed else gen
+        remember_old(new, old)
+
+    def prepare_for_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> dict[str, Any]:
+        out = super().prepare_for_subresource_update(subresource, new, old)
+        remember_old(out, old)
+        return out
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
         causes = validate_object_meta(obj.get("metadata") or {}, self.namespaced, metautil.is_dns1123_subdomain)
-        return causes + validate_schema(obj, self.schema)
+        causes += validate_schema(obj, self.schema)
+        return causes + rule_errors(self.cel, obj, causes)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
         return validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})

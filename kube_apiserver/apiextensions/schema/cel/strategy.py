@@ -1,0 +1,40 @@
+"""How the custom resource strategy runs the rules (customResourceStrategy.Validate/ValidateUpdate):
+after the schema errors, unless one of them is a type error (the rules would read values of the wrong
+type); on update with the stored object as oldSelf.
+
+The registry calls strategy.validate(new) on create and update alike, after prepare_for_update; the
+strategy hands the old object over through remember_old so that the rules run once, with it."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+from kube_apiserver.apiextensions.schema.cel.validation import Validator, validate
+from kube_apiserver.runtime.errors import StatusCause, field_invalid
+
+_OLD: ContextVar[tuple[int, dict[str, Any]] | None] = ContextVar("crd_cel_old", default=None)
+
+BLOCKED = (
+    "some validation rules were not checked because the object was invalid; correct the existing errors to "
+    "complete validation"
+)
+
+
+def remember_old(new: dict[str, Any], old: dict[str, Any]) -> None:
+    _OLD.set((id(new), old))
+
+
+def rule_errors(
+    validator: Validator | None, obj: dict[str, Any], schema_causes: list[StatusCause]
+) -> list[StatusCause]:
+    pending = _OLD.get()
+    old = None
+    if pending is not None and pending[0] == id(obj):
+        old = pending[1]
+        _OLD.set(None)
+    if validator is None:
+        return []
+    if any(c.type == "FieldValueTypeInvalid" for c in schema_causes):
+        return [field_invalid("<nil>", "null", BLOCKED)]
+    return validate(validator, obj, old)

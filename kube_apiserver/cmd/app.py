@@ -9,6 +9,7 @@ import sys
 import time
 
 from kube_apiserver.cmd.options import Options, parse
+from kube_apiserver.cmd.options_audit import AuditConfigError
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
@@ -73,6 +74,11 @@ async def run(opts: Options) -> None:
     except AuthenticationConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
+    try:
+        audit_policy, audit_backend = opts.audit.to_config()
+    except AuditConfigError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
 
     try:
         transformer_for = opts.encryption.to_transformer_for()
@@ -117,8 +123,12 @@ async def run(opts: Options) -> None:
             flow_control=flow_control,
             request_timeout=opts.request_timeout,
             cors_allowed_origins=opts.cors_allowed_origins,
+            audit_policy=audit_policy,
+            audit_backend=audit_backend,
         ),
     )
+    if audit_backend is not None:
+        audit_backend.run()
 
     async def on_shutdown() -> None:
         for server in chain.aggregator.chain():
@@ -159,6 +169,8 @@ async def run(opts: Options) -> None:
         for c in chain.cachers:
             await c.stop()
         await storage.close()
+        if audit_backend is not None:  # after the last request: flush what is buffered
+            await asyncio.to_thread(audit_backend.shutdown)
 
 
 def main(argv: list[str] | None = None) -> None:

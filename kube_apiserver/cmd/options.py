@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any, ClassVar, NoReturn
 
 from kube_apiserver.cmd import (
+    options_audit,
     options_authentication,
     options_authorization,
     options_encryption,
@@ -59,6 +60,7 @@ class Options:
     authorization: AuthorizationOptions
     encryption: EncryptionOptions
     flow_control: options_flowcontrol.FlowControlOptions
+    audit: options_audit.AuditOptions
 
     # The flags of each group: parse() moves them off the flat namespace into the group's options.
     GROUPS: ClassVar[tuple[tuple[str, ModuleType, Any], ...]] = (
@@ -67,6 +69,7 @@ class Options:
         ("authorization", options_authorization, AuthorizationOptions),
         ("encryption", options_encryption, EncryptionOptions),
         ("flow_control", options_flowcontrol, options_flowcontrol.FlowControlOptions),
+        ("audit", options_audit, options_audit.AuditOptions),
     )
 
 

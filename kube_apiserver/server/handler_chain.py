@@ -1,6 +1,6 @@
 """The handler chain, built in one function as DefaultBuildHandlerChain builds it.
 
-Outermost first: panic recovery → request info → timeout → CORS → authentication
+Outermost first: panic recovery → audit init (Audit-Id) → request info → timeout → CORS → authentication
 → audit → impersonation → priority and fairness (or max in flight) → authorization → APIServerHandler (the
 director of the first server). As in kube, the in-flight limits come after authentication: priority and
 fairness classifies requests by their (impersonated) user.
@@ -12,9 +12,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.audit.backend import Backend
+from kube_apiserver.audit.policy import PolicyRuleEvaluator
 from kube_apiserver.authentication.request import RequestAuthenticator
 from kube_apiserver.authorization.authorizer import Authorizer
-from kube_apiserver.endpoints.filters.audit import with_audit
+from kube_apiserver.endpoints.filters.audit import with_audit, with_audit_init, with_failed_authentication_audit
 from kube_apiserver.endpoints.filters.authentication import with_authentication
 from kube_apiserver.endpoints.filters.authorization import with_authorization
 from kube_apiserver.endpoints.filters.impersonation import with_impersonation
@@ -22,7 +24,7 @@ from kube_apiserver.endpoints.filters.request_info import with_request_info
 from kube_apiserver.endpoints.request import Request, send_status_error
 from kube_apiserver.runtime.errors import StatusError
 from kube_apiserver.server.filters.cors import with_cors
-from kube_apiserver.server.filters.maxinflight import with_max_in_flight
+from kube_apiserver.server.filters.maxinflight import is_long_running, with_max_in_flight
 from kube_apiserver.server.filters.priority_and_fairness import with_priority_and_fairness
 from kube_apiserver.server.filters.recovery import response_state, with_panic_recovery
 from kube_apiserver.server.filters.timeout import with_timeout
@@ -43,6 +45,9 @@ class ChainConfig:
     flow_control: PriorityAndFairness | None = None
     request_timeout: float = 60.0
     cors_allowed_origins: list[str] = field(default_factory=list)
+    # --audit-policy-file and the audit backends; None: nothing is audited (every response has an Audit-Id)
+    audit_policy: PolicyRuleEvaluator | None = None
+    audit_backend: Backend | None = None
 
 
 # The metric children by label values: prometheus_client's labels() validates and locks on every
@@ -103,10 +108,12 @@ def build_handler_chain(root: GenericAPIServer, config: ChainConfig) -> ASGIApp:
     else:
         handler = with_max_in_flight(handler, config.max_requests_inflight, config.max_mutating_requests_inflight)
     handler = with_impersonation(handler, config.authorizer)
-    handler = with_audit(handler)
+    handler = with_audit(handler, config.audit_backend, config.audit_policy, is_long_running)
     handler = with_authentication(handler, config.authenticator)
+    handler = with_failed_authentication_audit(handler, config.audit_backend, config.audit_policy)
     handler = with_cors(handler, config.cors_allowed_origins)
     handler = with_timeout(handler, config.request_timeout)
     handler = with_request_info(handler)
+    handler = with_audit_init(handler)
     handler = with_panic_recovery(handler)
     return handler

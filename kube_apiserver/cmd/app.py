@@ -11,6 +11,7 @@ import time
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_audit import AuditConfigError
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
+from kube_apiserver.cmd.options_authorization import AuthorizationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
@@ -69,6 +70,7 @@ async def run(opts: Options) -> None:
         os.path.join(opts.data_dir, "admin.kubeconfig"), server_url, certs.ca_cert, certs.admin_cert, certs.admin_key
     )
 
+    opts.authorization.apply_to_authentication(opts.authentication)
     try:
         authenticator = opts.authentication.to_authenticator()
     except AuthenticationConfigError as e:
@@ -102,7 +104,11 @@ async def run(opts: Options) -> None:
 
     watch_handler.MIN_REQUEST_TIMEOUT = float(opts.min_request_timeout)
     await chain.start_cachers()
-    authorizer = opts.authorization.to_authorizer(chain.rbac)
+    try:
+        authorizer = opts.authorization.to_authorizer(chain.rbac, chain.stores)
+    except AuthorizationConfigError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
     flow_control = None
     if opts.flow_control.enable_priority_and_fairness:
         inflight, mutating = opts.max_requests_inflight, opts.max_mutating_requests_inflight

@@ -68,9 +68,11 @@ class _Local:
 
 
 class Coster:
-    def __init__(self, checked: CheckedAST, sizes: SizeEstimator) -> None:
+    def __init__(self, checked: CheckedAST, sizes: SizeEstimator, unknown: Est = UNKNOWN) -> None:
         self.ast = checked
         self.sizes = sizes
+        self.unknown = unknown
+        self.unknown_used = False  # whether some size was unbounded (then data sizes change the cost)
         self.paths: dict[int, list[str]] = {}
         self.computed: dict[int, Est] = {}
         self.entries: dict[int, tuple[str, Est, Est]] = {}
@@ -116,9 +118,11 @@ class Coster:
         return None
 
     def size(self, e: Expr | None) -> Est:
-        if e is None:
-            return UNKNOWN
-        return self.compute_size(e) or UNKNOWN
+        found = self.compute_size(e) if e is not None else None
+        if found is None:
+            self.unknown_used = True
+            return self.unknown
+        return found
 
     def _entry(self, e: Expr) -> tuple[str, Est, Est] | None:
         if e.id in self.entries:
@@ -355,7 +359,9 @@ class Coster:
             return None
         path = self._path(target)
         size = self.sizes([*path, "@items"]) if path else None
-        return t.params[0], size or UNKNOWN
+        if size is None:
+            self.unknown_used = True
+        return t.params[0], size or self.unknown
 
     def _kubernetes_cost(
         self, fn: str, oid: str, target: Expr | None, args: list[Expr]
@@ -467,6 +473,13 @@ _STRING_COMPARISONS = {
 }
 
 
-def estimate(checked: CheckedAST, sizes: SizeEstimator) -> Est:
-    """The (min, max) cost of evaluating the expression once."""
-    return Coster(checked, sizes).cost(checked.expr)
+def estimate(checked: CheckedAST, sizes: SizeEstimator, unknown: Est = UNKNOWN) -> Est:
+    """The (min, max) cost of evaluating the expression once. unknown: the size of values nothing bounds
+    (computed strings and lists): unbounded when checking a rule, the size of the data when running it."""
+    return Coster(checked, sizes, unknown).cost(checked.expr)
+
+
+def estimate_dependence(checked: CheckedAST, sizes: SizeEstimator) -> tuple[Est, bool]:
+    """The estimate, and whether any size was unbounded."""
+    coster = Coster(checked, sizes)
+    return coster.cost(checked.expr), coster.unknown_used

@@ -84,7 +84,8 @@ class Program:
             raise EvalError(eval_error_text(str(e))) from None
         if str(value.type()) == "ERROR":
             raise EvalError(eval_error_text(str(value.value())))
-        return value.value()
+        result = value.value()
+        return value.plain_value() if isinstance(result, list | dict) else result
 
 
 _KEY = re.compile(r'Key not found in map : "?(.*?)"?$')

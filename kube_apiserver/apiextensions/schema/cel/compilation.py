@@ -16,7 +16,7 @@ from cel_expr_python import cel
 
 from kube_apiserver.apiextensions.schema.cel.model import DeclType, cel_types, max_cardinality, size_at
 from kube_apiserver.runtime.cel.ast import Expr
-from kube_apiserver.runtime.cel.cost import Est, estimate
+from kube_apiserver.runtime.cel.cost import Est, estimate_dependence
 from kube_apiserver.runtime.cel.environment import CompileError, Program, checker_env, compile_program
 
 _OPTIONAL_PREFIX = "cel.bind(oldSelf, __oldSelfPresent ? optional.of(__oldSelfValue) : optional.none(),\n"
@@ -77,8 +77,8 @@ class RuleCompiler:
 
     def cost(self, program: Program) -> tuple[int, bool]:
         used = [False]
-        est = estimate(program.checked, self.sizes(used))
-        return est.max, used[0]
+        est, unbounded = estimate_dependence(program.checked, self.sizes(used))
+        return est.max, used[0] or unbounded
 
     def compile_rule(self, rule: dict[str, Any], field_path: str = "") -> CompiledRule:
         result = CompiledRule(rule, normalized_field_path=field_path)

@@ -35,6 +35,6 @@ def rule_errors(
         _OLD.set(None)
     if validator is None:
         return []
-    if any(c.type == "FieldValueTypeInvalid" for c in schema_causes):
+    if any(c.reason == "FieldValueTypeInvalid" for c in schema_causes):
         return [field_invalid("<nil>", "null", BLOCKED)]
     return validate(validator, obj, old)

@@ -193,7 +193,18 @@ def _runtime_cost(
 ) -> int:
     if not size_dependent:
         return compiled_max
-    return estimate(program.checked, _data_sizes(decl, act)).max
+    return estimate(program.checked, _data_sizes(decl, act), Est(0, max(_data_size(act), 1))).max
+
+
+def _data_size(value: Any) -> int:
+    """How big the data is: strings' lengths and collections' entries, all counted."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    if isinstance(value, dict):
+        return len(value) + sum(_data_size(k) + _data_size(v) for k, v in value.items())
+    if isinstance(value, list):
+        return len(value) + sum(_data_size(v) for v in value)
+    return 1
 
 
 def _data_sizes(decl: DeclType, act: dict[str, Any]) -> Any:

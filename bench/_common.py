@@ -211,10 +211,10 @@ class Conn:
     package, which costs more than some servers spend on the request; this one finds the status and the
     framing (content-length or chunked) and nothing else, so the client is less often the bottleneck."""
 
-    def __init__(self, port: int, ctx: ssl.SSLContext, timeout: float = 60.0) -> None:
+    def __init__(self, port: int, ctx: ssl.SSLContext | None, timeout: float = 60.0) -> None:
         raw = socket.create_connection((HOST, port), timeout=timeout)
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = ctx.wrap_socket(raw, server_hostname=HOST)
+        self.sock = ctx.wrap_socket(raw, server_hostname=HOST) if ctx is not None else raw  # None: plain HTTP
         self.buf = bytearray()
 
     def _fill(self) -> None:
@@ -279,7 +279,7 @@ class Conn:
             self.sock.close()
 
 
-def connect(port: int, ctx: ssl.SSLContext, timeout: float = 60.0) -> Conn:
+def connect(port: int, ctx: ssl.SSLContext | None, timeout: float = 60.0) -> Conn:
     return Conn(port, ctx, timeout)
 
 
@@ -326,11 +326,12 @@ def _load_worker(
     pi: int,
     threads: int,
     port: int,
-    ctx_factory: Callable[[], ssl.SSLContext],
+    ctx_factory: Callable[[], ssl.SSLContext | None],
     make: RequestMaker,
     duration: float,
     barrier: Any,
     out: Any,
+    headers: dict[str, str],
 ) -> None:
     ctx = ctx_factory()
     results: list[tuple[int, int, float, float, array, str]] = []
@@ -350,7 +351,7 @@ def _load_worker(
             method, path, body, want = make(pi, ti, i)
             t0 = time.perf_counter()
             try:
-                status, data = request(conn, method, path, body, JSON_HEADERS)
+                status, data = request(conn, method, path, body, headers)
             except (OSError, ValueError) as e:
                 status, data = -1, str(e).encode()
                 conn.close()
@@ -381,12 +382,13 @@ def _load_worker(
 
 def http_load(
     port: int,
-    ctx_factory: Callable[[], ssl.SSLContext],
+    ctx_factory: Callable[[], ssl.SSLContext | None],
     make: RequestMaker,
     *,
     procs: int,
     threads: int,
     duration: float,
+    headers: dict[str, str] | None = None,
 ) -> LoadResult:
     """procs client processes x threads keep-alive connections, each sending requests back to back for duration."""
     barrier = FORK.Barrier(procs * threads)
@@ -395,7 +397,9 @@ def http_load(
     for pi in range(procs):
         recv, send = FORK.Pipe(duplex=False)
         p = FORK.Process(
-            target=_load_worker, args=(pi, threads, port, ctx_factory, make, duration, barrier, send), daemon=True
+            target=_load_worker,
+            args=(pi, threads, port, ctx_factory, make, duration, barrier, send, headers or JSON_HEADERS),
+            daemon=True,
         )
         p.start()
         send.close()

@@ -149,6 +149,8 @@ async def run(opts: Options) -> None:
         client_ca,
         on_shutdown,
         opts.shutdown_delay_duration,
+        opts.secure_serving.min_version(),
+        opts.secure_serving.openssl_ciphers(),
     )
     server.bind()
     started = asyncio.Event()
@@ -160,6 +162,7 @@ async def run(opts: Options) -> None:
     await chain.aggregator.run_post_start_hooks()
     compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
     reloader = asyncio.create_task(opts.encryption.run_reloader())
+    cert_reloader = asyncio.create_task(server.reload_certificates())
     log.warning(
         "Serving securely on %s:%d (started in %.2fs); kubeconfig: %s",
         opts.bind_address,
@@ -172,6 +175,7 @@ async def run(opts: Options) -> None:
     finally:
         compactor.cancel()
         reloader.cancel()
+        cert_reloader.cancel()
         for c in chain.cachers:
             await c.stop()
         await storage.close()

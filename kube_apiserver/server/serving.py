@@ -103,8 +103,18 @@ class ClientCertHttpToolsProtocol(HttpToolsProtocol):
             self.scope["extensions"] = {"tls": self._tls_extension}  # type: ignore[typeddict-unknown-key]
 
 
-def tls_versions() -> dict[str, ssl.TLSVersion]:
-    return {"VersionTLS12": ssl.TLSVersion.TLSv1_2, "VersionTLS13": ssl.TLSVersion.TLSv1_3}
+# When no --tls-cipher-suites are given: the TLS 1.2 suites with forward secrecy and AEAD, as Go's defaults
+# prefer (TLS 1.3 suites are always on).
+DEFAULT_CIPHERS = "ECDHE+AESGCM:ECDHE+CHACHA20"
+CERT_RELOAD_INTERVAL = 1.0
+
+
+def _file_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 class SecureServer:
@@ -118,12 +128,22 @@ class SecureServer:
         client_ca_file: str | None,
         on_shutdown: Any,
         shutdown_delay: float = 0.0,
+        min_version: ssl.TLSVersion = ssl.TLSVersion.TLSv1_2,
+        ciphers: str | None = None,
     ) -> None:
         kwargs: dict[str, Any] = {}
+        self.cert_file, self.key_file, self.client_ca_file = cert_file, key_file, client_ca_file
         if cert_file:
-            kwargs.update(ssl_certfile=cert_file, ssl_keyfile=key_file)
+            kwargs.update(ssl_certfile=cert_file, ssl_keyfile=key_file, ssl_ciphers=ciphers or DEFAULT_CIPHERS)
             if client_ca_file:
                 kwargs.update(ssl_cert_reqs=ssl.CERT_OPTIONAL, ssl_ca_certs=client_ca_file)
+
+            def context_factory(config: uvicorn.Config, default: Any) -> ssl.SSLContext:
+                ctx: ssl.SSLContext = default()
+                ctx.minimum_version = min_version
+                return ctx
+
+            kwargs["ssl_context_factory"] = context_factory
         self.config = uvicorn.Config(
             app,
             host=host,
@@ -159,6 +179,36 @@ class SecureServer:
         sock.listen(2048)
         sock.set_inheritable(True)
         self.sock = sock
+
+    async def reload_certificates(self, interval: float = CERT_RELOAD_INTERVAL) -> None:
+        """Serve the certificate files' new contents when they change, as kube's dynamic certificate
+        controllers do: the serving pair for new connections, and the client CAs (added to the trusted
+        ones: OpenSSL cannot forget a CA of a live context). A pair that does not load is logged and the
+        old one kept."""
+        ctx = self.config.ssl
+        if ctx is None or not self.cert_file:
+            return
+        pair = (_file_bytes(self.cert_file), _file_bytes(self.key_file or self.cert_file))
+        ca = _file_bytes(self.client_ca_file) if self.client_ca_file else None
+        while True:
+            await asyncio.sleep(interval)
+            new_pair = (_file_bytes(self.cert_file), _file_bytes(self.key_file or self.cert_file))
+            if new_pair != pair and None not in new_pair:
+                pair = new_pair
+                try:
+                    ctx.load_cert_chain(self.cert_file, self.key_file)
+                    log.warning("loaded the new serving certificate from %s", self.cert_file)
+                except (ssl.SSLError, OSError) as e:
+                    log.error("failed to load the serving certificate %s: %s", self.cert_file, e)
+            if self.client_ca_file:
+                new_ca = _file_bytes(self.client_ca_file)
+                if new_ca is not None and new_ca != ca:
+                    ca = new_ca
+                    try:
+                        ctx.load_verify_locations(cafile=self.client_ca_file)
+                        log.warning("loaded the client CA bundle %s", self.client_ca_file)
+                    except (ssl.SSLError, OSError) as e:
+                        log.error("failed to load the client CA bundle %s: %s", self.client_ca_file, e)
 
     async def serve(self, started: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()

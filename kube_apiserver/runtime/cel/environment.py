@@ -77,17 +77,23 @@ class Program:
     result_type: str
     expression: Any  # the runtime environment's Expression
 
-    def eval(self, activation: dict[str, Any]) -> Any:
+    def eval(self, activation: dict[str, Any] | Any) -> Any:
+        """activation: the variables as a dict, or an Activation of the runtime environment (made once for
+        several programs: building it converts the values, which costs more than most evaluations)."""
         try:
-            value = self.expression.eval(data=activation)
+            if isinstance(activation, dict):
+                value = self.expression.eval(data=activation)
+            else:
+                value = self.expression.eval(activation)
         except RuntimeError as e:
             raise EvalError(eval_error_text(str(e))) from None
-        if str(value.type()) == "ERROR":
+        if value.type() == _ERROR:
             raise EvalError(eval_error_text(str(value.value())))
         result = value.value()
         return value.plain_value() if isinstance(result, list | dict) else result
 
 
+_ERROR = cel.Type.ERROR
 _KEY = re.compile(r'Key not found in map : "?(.*?)"?$')
 _INDEX = re.compile(r"index=(-?\d+) size=(\d+)")
 
@@ -107,6 +113,10 @@ def eval_error_text(raw: str) -> str:
     if text == "modulus by zero":
         return "modulus by zero"
     return text
+
+
+def new_activation(variables: dict[str, Any]) -> Any:
+    return runtime_env().Activation(variables)
 
 
 def compile_program(env: cel.Env, source: str) -> Program:

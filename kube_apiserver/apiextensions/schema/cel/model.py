@@ -74,6 +74,17 @@ class DeclType:
     fmt: str = ""
     # True when the JSON value must be converted before CEL reads it (renamed keys, numbers, formats)
     needs_conversion: bool = False
+    # objects: the properties to convert, (property, CEL name, type), computed on first use
+    _convert: list[tuple[str, str, DeclType]] | None = None
+
+    def convert_fields(self) -> list[tuple[str, str, DeclType]]:
+        if self._convert is None:
+            self._convert = [
+                (name, escaped, ft)
+                for escaped, (name, ft) in self.fields.items()
+                if escaped != name or ft.needs_conversion or ft.kind == "int"
+            ]
+        return self._convert
 
 
 def with_type_and_object_meta(schema: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +199,8 @@ def schema_decl_type(schema: Any, is_resource_root: bool) -> DeclType | None:
     if t == "number":
         return DeclType("double", 0, MIN_NUMBER_SIZE, needs_conversion=True)
     if t == "integer":
-        return DeclType("int", 0, MIN_NUMBER_SIZE, needs_conversion=True)
+        # JSON integers decode as int already; an integral float (1.0) is converted where it is met
+        return DeclType("int", 0, MIN_NUMBER_SIZE)
     return None
 
 
@@ -389,20 +401,25 @@ def _timestamp(text: str, fmt: str) -> Any:
         return text
 
 
+def _int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def to_cel(value: Any, t: DeclType) -> Any:
     """The value a rule sees for JSON value of type t."""
     if value is None or not t.needs_conversion:
         return value
     k = t.kind
     if k == "object" and isinstance(value, dict):
-        out = {}
-        for escaped, (name, ft) in t.fields.items():
+        # what the type does not name stays as it is (metadata's other fields, unknown fields): the
+        # checker refuses to select it anyway
+        out = dict(value)
+        for name, escaped, ft in t.convert_fields():
             if name in value:
-                out[escaped] = to_cel(value[name], ft)
-        # keep what the type does not name (metadata's other fields, unknown fields): not selectable
-        for key, v in value.items():
-            if escape(key) not in t.fields:
-                out.setdefault(key, v)
+                child = value[name]
+                if escaped != name:
+                    del out[name]
+                out[escaped] = to_cel(child, ft) if ft.needs_conversion else _int(child) if ft.kind == "int" else child
         return out
     if k == "list" and isinstance(value, list) and t.elem is not None:
         return [to_cel(v, t.elem) for v in value]

@@ -26,6 +26,7 @@ from kube_apiserver.runtime.cel.environment import (
     RUNTIME_CEL_COST_BUDGET,
     EvalError,
     Program,
+    new_activation,
 )
 from kube_apiserver.runtime.errors import (
     StatusCause,
@@ -248,6 +249,10 @@ def _run_rules(
         return
     self_value = to_cel(obj, decl)
     old_value = to_cel(old, decl) if old is not None and v.uses_old_self else None
+    variables: dict[str, Any] = {"self": self_value}
+    if v.uses_old_self:
+        variables.update(oldSelf=old_value, __oldSelfPresent=old is not None, __oldSelfValue=old_value)
+    activation = None  # one for all the node's rules, made when the first rule runs
     for compiled in v.rules:
         rule = compiled.rule
         if compiled.error is not None:
@@ -258,12 +263,7 @@ def _run_rules(
             continue
         if compiled.uses_old_self and old is None and not compiled.optional_old_self:
             continue  # transition rules need a correlated old value
-        act: dict[str, Any] = {"self": self_value}
-        if compiled.optional_old_self:
-            act["__oldSelfPresent"] = old is not None
-            act["__oldSelfValue"] = old_value
-        elif compiled.uses_old_self:
-            act["oldSelf"] = old_value
+        act = variables
         cost = _runtime_cost(program, compiled.max_cost, compiled.size_dependent, decl, act)
         if cost > PER_CALL_LIMIT:
             if PER_CALL_LIMIT > budget.remaining:
@@ -281,8 +281,10 @@ def _run_rules(
             budget.exhausted = True
             return
         budget.remaining -= cost
+        if activation is None:
+            activation = new_activation(variables)
         try:
-            result = program.eval(act)
+            result = program.eval(activation)
         except EvalError as e:
             text = str(e)
             if text.startswith("no such overload"):
@@ -300,7 +302,7 @@ def _run_rules(
         if compiled.normalized_field_path:
             fp = compiled.normalized_field_path
             error_path = f"{path}{fp}" if fp.startswith("[") else _join(path, fp)
-        detail = _message(compiled, act, decl, budget, error_path, type_name, causes)
+        detail = _message(compiled, act, activation, decl, budget, error_path, type_name, causes)
         if detail is None:
             return
         if not compiled.uses_old_self and unchanged:
@@ -309,8 +311,8 @@ def _run_rules(
 
 
 def _message(
-    compiled: CompiledRule, act: dict[str, Any], decl: DeclType, budget: _Budget, path: str, type_name: str,
-    causes: list[StatusCause],
+    compiled: CompiledRule, act: dict[str, Any], activation: Any, decl: DeclType, budget: _Budget, path: str,
+    type_name: str, causes: list[StatusCause],
 ) -> str | None:  # fmt: skip
     """The detail of a failed rule; None when evaluating messageExpression used up the budget."""
     rule = compiled.rule
@@ -330,7 +332,7 @@ def _message(
             return None
         budget.remaining -= cost
         try:
-            text = program.eval(act)
+            text = program.eval(activation)
         except EvalError:
             text = None
         if isinstance(text, str):

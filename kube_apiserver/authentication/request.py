@@ -74,3 +74,10 @@ class RequestAuthenticator:
         if self.anonymous:
             return UserInfo(ANONYMOUS, "", (ALL_UNAUTHENTICATED,))
         raise AuthenticationFailed("no credentials")
+
+    async def close(self) -> None:
+        """Release what the authenticators hold (HTTP sessions to an issuer or a webhook) at shutdown."""
+        for auth in self.token_authenticators:
+            close = getattr(auth, "close", None)
+            if close is not None:
+                await close()

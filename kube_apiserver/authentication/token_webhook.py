@@ -93,6 +93,9 @@ class WebhookTokenAuthenticator:
         self._cache: OrderedDict[bytes, tuple[float, UserInfo | None]] = OrderedDict()
         self._inflight: dict[bytes, asyncio.Future[UserInfo | None]] = {}
 
+    async def close(self) -> None:
+        await self.client.close()
+
     async def authenticate_token(self, token: str) -> UserInfo | None:
         """The remote's user; None when it says not authenticated. Raises AuthenticationFailed when it could not be
         asked or answered with status.error (neither is cached)."""

@@ -11,8 +11,10 @@ import time
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_audit import AuditConfigError
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
+from kube_apiserver.cmd.options_authentication_external import ExternalAuthenticationError
 from kube_apiserver.cmd.options_authorization import AuthorizationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
+from kube_apiserver.controlplane.cluster_authentication_trust import install_cluster_authentication_trust
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
 from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
@@ -76,6 +78,19 @@ async def run(opts: Options) -> None:
     except AuthenticationConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
+    external = opts.external_authentication
+    try:
+        # OIDC, webhook and front proxy join the union; the TLS layer also accepts the front proxy's CA
+        tls_client_ca = external.apply_to(
+            authenticator,
+            client_ca,
+            opts.authentication.client_ca_file,
+            os.path.join(opts.data_dir, "pki"),
+            getattr(opts.authentication, "api_audiences", None) or (),
+        )
+    except ExternalAuthenticationError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
     try:
         audit_policy, audit_backend = opts.audit.to_config()
     except AuditConfigError as e:
@@ -99,6 +114,9 @@ async def run(opts: Options) -> None:
             watch_cache_size=opts.default_watch_cache_size,
             server_address=f"{advertise}:{opts.secure_port}",
         )
+    )
+    install_cluster_authentication_trust(
+        chain.kube_apiserver, chain.stores, external.cluster_authentication_info(client_ca)
     )
     from kube_apiserver.endpoints.handlers import watch as watch_handler
 
@@ -146,7 +164,7 @@ async def run(opts: Options) -> None:
         opts.secure_port,
         cert_file,
         key_file,
-        client_ca,
+        tls_client_ca,
         on_shutdown,
         opts.shutdown_delay_duration,
         opts.secure_serving.min_version(),
@@ -175,6 +193,7 @@ async def run(opts: Options) -> None:
     finally:
         compactor.cancel()
         reloader.cancel()
+        await authenticator.close()
         cert_reloader.cancel()
         for c in chain.cachers:
             await c.stop()

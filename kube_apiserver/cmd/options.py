@@ -11,6 +11,7 @@ from typing import Any, ClassVar, NoReturn
 from kube_apiserver.cmd import (
     options_audit,
     options_authentication,
+    options_authentication_external,
     options_authorization,
     options_encryption,
     options_flowcontrol,
@@ -25,6 +26,7 @@ from kube_apiserver.cmd.flag_types import (
     positive_flag,
 )
 from kube_apiserver.cmd.options_authentication import AuthenticationOptions
+from kube_apiserver.cmd.options_authentication_external import ExternalAuthenticationOptions
 from kube_apiserver.cmd.options_authorization import AuthorizationOptions
 from kube_apiserver.cmd.options_encryption import EncryptionOptions
 from kube_apiserver.cmd.options_serving import SecureServingOptions
@@ -57,6 +59,7 @@ class Options:
     # The option groups, each in its own module as kube's ServerRunOptions holds them.
     secure_serving: SecureServingOptions
     authentication: AuthenticationOptions
+    external_authentication: ExternalAuthenticationOptions
     authorization: AuthorizationOptions
     encryption: EncryptionOptions
     flow_control: options_flowcontrol.FlowControlOptions
@@ -66,6 +69,7 @@ class Options:
     GROUPS: ClassVar[tuple[tuple[str, ModuleType, Any], ...]] = (
         ("secure_serving", options_serving, SecureServingOptions),
         ("authentication", options_authentication, AuthenticationOptions),
+        ("external_authentication", options_authentication_external, ExternalAuthenticationOptions),
         ("authorization", options_authorization, AuthorizationOptions),
         ("encryption", options_encryption, EncryptionOptions),
         ("flow_control", options_flowcontrol, options_flowcontrol.FlowControlOptions),

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from kube_apiserver.authentication.serviceaccount_getter import StoreTokenGetter
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_audit import AuditConfigError
 from kube_apiserver.cmd.options_authentication import AuthenticationConfigError
@@ -43,6 +44,11 @@ def _client_ca_bundle(opts: Options, generated_ca: str) -> str:
     return bundle
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 async def _compactor(storage: SQLiteStorage, interval: float) -> None:
     """Like kube's compactor: each interval, compact to the revision seen one interval before."""
     last = await storage.current_revision()
@@ -73,8 +79,10 @@ async def run(opts: Options) -> None:
     )
 
     opts.authorization.apply_to_authentication(opts.authentication)
+    token_getter = StoreTokenGetter()  # reads the stores, bound once the server chain exists
     try:
-        authenticator = opts.authentication.to_authenticator()
+        sa_config = opts.authentication.service_account_config(os.path.join(opts.data_dir, "pki"))
+        authenticator = opts.authentication.to_authenticator(sa_config, token_getter)
     except AuthenticationConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
@@ -113,8 +121,12 @@ async def run(opts: Options) -> None:
             secure_port=opts.secure_port,
             watch_cache_size=opts.default_watch_cache_size,
             server_address=f"{advertise}:{opts.secure_port}",
+            service_accounts=sa_config,
+            authenticator=authenticator,
+            root_ca=_read(certs.ca_cert),
         )
     )
+    token_getter.bind(chain.stores)
     install_cluster_authentication_trust(
         chain.kube_apiserver, chain.stores, external.cluster_authentication_info(client_ca)
     )

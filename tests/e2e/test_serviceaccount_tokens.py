@@ -226,6 +226,52 @@ def test_pod_and_secret_bound_tokens(srv, ns):
     assert with_token(srv, token, "auth", "whoami").stderr.strip() == UNAUTHORIZED
 
 
+def test_node_bound_and_extended_tokens(srv, ns):
+    make_sa(srv, ns)
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{ns}"}}
+    srv.kubectl("create", "-f", "-", input=json.dumps(node))
+    node_uid = srv.request("GET", f"/api/v1/nodes/node-{ns}").json()["metadata"]["uid"]
+    token = srv.kubectl(
+        "create", "token", "bot", "-n", ns, "--bound-object-kind=Node", f"--bound-object-name=node-{ns}"
+    ).stdout.strip()
+    assert payload(token)["kubernetes.io"]["node"] == {"name": f"node-{ns}", "uid": node_uid}
+    rows = whoami(srv, token)
+    assert rows["Extra: authentication.kubernetes.io/node-name"] == f"[node-{ns}]"
+    assert rows["Extra: authentication.kubernetes.io/node-uid"] == f"[{node_uid}]"
+
+    # a pod on that node: its tokens name the node too; asked for 3607 s (what admission injects) they
+    # live a year and are warned about after the hour
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web"},
+        "spec": {
+            "serviceAccountName": "bot",
+            "nodeName": f"node-{ns}",
+            "containers": [{"name": "c", "image": "nginx"}],
+        },
+    }
+    srv.kubectl("create", "-n", ns, "-f", "-", input=json.dumps(pod))
+    body = {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenRequest",
+        "spec": {"expirationSeconds": 3607, "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "web"}},
+    }
+    before = time.time()
+    tr = srv.request("POST", f"/api/v1/namespaces/{ns}/serviceaccounts/bot/token", json=body).json()
+    claims = payload(tr["status"]["token"])
+    assert claims["exp"] - claims["iat"] == 365 * 24 * 3600
+    assert claims["kubernetes.io"]["warnafter"] == claims["iat"] + 3607
+    assert claims["kubernetes.io"]["node"] == {"name": f"node-{ns}", "uid": node_uid}
+    assert tr["spec"]["expirationSeconds"] == 3607
+    expires = time.mktime(time.strptime(tr["status"]["expirationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    assert abs(expires - (before + 3607)) < 5
+    rows = whoami(srv, tr["status"]["token"])
+    assert rows["Extra: authentication.kubernetes.io/node-name"] == f"[node-{ns}]"
+    srv.kubectl("delete", "node", f"node-{ns}")
+    assert with_token(srv, token, "auth", "whoami").stderr.strip() == UNAUTHORIZED
+
+
 def resign(srv, token: str, **changes) -> str:
     """The token with some claims changed, signed again with the server's issuer key (as a thief of the
     key could not, but a clock could make it expire)."""

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.apiextensions.conversion.service import store_lookup
+from kube_apiserver.apiextensions.conversion.storages import CustomResourceStorages
 from kube_apiserver.apiextensions.customresource import (
-    CustomResourceStorage,
     CustomResourceStrategy,
     resource_spec,
     storage_version,
@@ -71,6 +72,8 @@ class CRDHandler:
         self.watch_cache_size = watch_cache_size
         self.lifecycle = lifecycle
         self.namespaced_stores = namespaced_stores
+        # The storage of each served version, by the CRD's conversion strategy (webhook: converted caches).
+        self.conversion = CustomResourceStorages(store_lookup(namespaced_stores), watch_cache_size=watch_cache_size)
         self.served: dict[str, _Served] = {}  # CRD name → what it serves
         self.pending: set[str] = set()
         self.tasks: set[asyncio.Task[None]] = set()
@@ -237,7 +240,7 @@ class CRDHandler:
             scale = subs.get("scale") if isinstance(subs.get("scale"), dict) else None
             schema = schemas.get(rspec.version, {})
             strategy = CustomResourceStrategy(rspec, schema, isinstance(subs.get("status"), dict), scale)
-            storage = CustomResourceStorage(served.cacher, rspec.group_version, stored_gv, schemas)
+            storage = await self.conversion.storage_for(crd, served.cacher, rspec.group_version, stored_gv, schemas)
             store = Store(rspec, storage, strategy)
             served.stores[rspec.version] = store
             key = (rspec.group, rspec.version, rspec.kind)
@@ -307,6 +310,7 @@ class CRDHandler:
         served.stores.clear()
 
     async def _uninstall(self, name: str) -> None:
+        self.conversion.drop(name)
         served = self.served.pop(name, None)
         if served is None:
             return

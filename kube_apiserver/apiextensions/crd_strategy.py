@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.apiextensions.conversion import validation as conversion_validation
 from kube_apiserver.apiextensions.schema.cel.crd_validation import validate_crd_rules
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.runtime import errors
@@ -26,16 +27,17 @@ class CRDStrategy(RESTStrategy):
         if isinstance(names, dict) and isinstance(names.get("kind"), str):
             names.setdefault("singular", names["kind"].lower())
             names.setdefault("listKind", names["kind"] + "List")
-        if not isinstance(spec.get("conversion"), dict):
-            spec["conversion"] = {"strategy": "None"}
+        conversion_validation.set_defaults_conversion(spec)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         metautil.metadata(obj)["generation"] = 1
         status: dict[str, Any] = {"acceptedNames": {"plural": "", "kind": ""}}
-        stored = [v.get("name") for v in _versions(obj) if v.get("storage")]
-        if len(stored) == 1:
-            status["storedVersions"] = stored
         obj["status"] = status
+        conversion_validation.add_storage_version(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        conversion_validation.add_storage_version(new)
 
     def has_finalizers(self, obj: dict[str, Any]) -> bool:
         # A CRD is never removed at once: its delete waits for the cleanup of its custom resources.
@@ -49,7 +51,13 @@ class CRDStrategy(RESTStrategy):
             meta["finalizers"] = [*finalizers, CLEANUP_FINALIZER]
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
-        return super().validate(obj) + validate_custom_resource_definition(obj) + validate_crd_rules(obj)
+        causes = super().validate(obj) + validate_custom_resource_definition(obj) + validate_crd_rules(obj)
+        if not (obj.get("metadata") or {}).get("resourceVersion"):  # a create (updates: validate_update)
+            causes += conversion_validation.validate_conversion_on_create(obj)
+        return causes
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
+        return super().validate_update(new, old) + conversion_validation.validate_conversion_on_update(new, old)
 
 
 def _versions(obj: dict[str, Any]) -> list[dict[str, Any]]:

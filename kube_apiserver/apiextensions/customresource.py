@@ -13,6 +13,7 @@ from kube_apiserver.apiextensions import jsonpath
 from kube_apiserver.apiextensions.schema.cel.strategy import remember_old, rule_errors
 from kube_apiserver.apiextensions.schema.cel.validation import new_validator
 from kube_apiserver.apiextensions.schema.defaulting import default as apply_defaults
+from kube_apiserver.apiextensions.schema.prune import prune
 from kube_apiserver.apiextensions.schema.validation import validate as validate_schema
 from kube_apiserver.apis.printing import age, parse_time, since
 from kube_apiserver.registry.resource_spec import ResourceSpec, SubresourceSpec, TableColumn, TablePrinter
@@ -118,9 +119,12 @@ class CustomResourceStorage(VersionedStorage):
         served_schema = schemas.get(served.rpartition("/")[2], {})
         stored_schema = schemas.get(stored.rpartition("/")[2], {})
 
+        # kube's schemaCoercingConverter: what a conversion gives is pruned to the target version's
+        # schema (a field the other version does not declare is dropped), then defaulted on read.
         def to_served(obj: dict[str, Any]) -> dict[str, Any]:
             out = copy.deepcopy(obj)
             out["apiVersion"] = served
+            prune(out, served_schema)
             apply_defaults(out, served_schema)
             return out
 
@@ -129,6 +133,7 @@ class CustomResourceStorage(VersionedStorage):
                 return obj
             out = copy.deepcopy(obj)
             out["apiVersion"] = stored
+            prune(out, stored_schema)
             return out
 
         self._to_served = to_served

@@ -7,6 +7,8 @@ audit.k8s.io/v1 Event of the current stage as a dict in the order kube serialize
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -21,9 +23,17 @@ USER_AGENT_TRUNCATE_SUFFIX = "...TRUNCATED"
 _UNSET: Any = object()
 
 
+_second: list[Any] = [-1, ""]
+
+
 def micro_time(t: float) -> str:
-    """metav1.MicroTime as JSON: RFC 3339 in UTC with exactly six fractional digits."""
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """metav1.MicroTime as JSON: RFC 3339 in UTC with exactly six fractional digits (the seconds part is
+    formatted once per second: every audited request asks several times)."""
+    micros = int(t * 1_000_000)
+    second, fraction = divmod(micros, 1_000_000)
+    if _second[0] != second:
+        _second[0], _second[1] = second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{_second[1]}.{fraction:06d}Z"
 
 
 def user_info(user: Any) -> dict[str, Any]:
@@ -51,20 +61,22 @@ def source_ips(scope: dict[str, Any]) -> list[str]:
             forwarded = v.decode("latin-1")
         elif k == b"x-real-ip" and not real:
             real = v.decode("latin-1")
+    client = scope.get("client")
+    if not forwarded and not real:  # the common case: only the connection's address
+        return [_parse_ip(str(client[0]))] if client else []
     ips: list[str] = []
     if forwarded:
         ips.extend(ip for part in forwarded.split(",") if (ip := _parse_ip(part.strip())))
     if real and (ip := _parse_ip(real.strip())) and ip not in ips:
         ips.append(ip)
-    client = scope.get("client")
     if client and (remote := _parse_ip(str(client[0]))) and (not ips or ips[-1] != remote):
         ips.append(remote)
     return ips
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse_ip(text: str) -> str:
-    import ipaddress
-
+    """net.ParseIP(...).String(): the canonical form, "" when not an address."""
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:
@@ -126,6 +138,7 @@ class AuditContext:
         "request_received",
         "stage_timestamp",
         "annotations",
+        "received_text",
     )
 
     def __init__(self, config: RequestAuditConfig, audit_id: str, received: float) -> None:
@@ -145,6 +158,7 @@ class AuditContext:
         self.request_object: Any = _UNSET
         self.response_object: Any = _UNSET
         self.request_received = received
+        self.received_text = micro_time(received)
         self.stage_timestamp = received
         self.annotations: dict[str, str] | None = None
 
@@ -153,27 +167,41 @@ class AuditContext:
 
     # -- audit.LogRequestMetadata ---------------------------------------------------------------------------------
 
-    def log_request_metadata(self, scope: dict[str, Any], attrs: Any) -> None:
+    def log_request_metadata(self, scope: dict[str, Any], user: Any, attrs: Any) -> None:
+        """attrs: the request's RequestInfo (or authorizer Attributes); user: the authenticated user or None."""
         self.verb = attrs.verb
         self.request_uri = request_uri(scope)
-        agent = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"user-agent"), "")
-        if len(agent) > MAX_USER_AGENT_LENGTH:
-            agent = agent[:MAX_USER_AGENT_LENGTH] + USER_AGENT_TRUNCATE_SUFFIX
-        self.user_agent = agent
-        self.source_ips = source_ips(scope)
-        self.authenticated = attrs.user
-        self.user = user_info(attrs.user)
+        agent = b""
+        proxied = False
+        for k, v in scope.get("headers", ()):
+            if k == b"user-agent":
+                agent = v
+            elif k == b"x-forwarded-for" or k == b"x-real-ip":
+                proxied = True
+        if agent:
+            text = agent.decode("latin-1")
+            if len(text) > MAX_USER_AGENT_LENGTH:
+                text = text[:MAX_USER_AGENT_LENGTH] + USER_AGENT_TRUNCATE_SUFFIX
+            self.user_agent = text
+        client = scope.get("client")
+        if proxied:
+            self.source_ips = source_ips(scope)
+        elif client:
+            self.source_ips = [_parse_ip(str(client[0]))]
+        self.authenticated = user
+        self.user = user_info(user)
         if attrs.is_resource_request:
             ref = {"resource": attrs.resource}
-            for key, value in (
-                ("namespace", attrs.namespace),
-                ("name", attrs.name),
-                ("apiGroup", attrs.api_group),
-                ("apiVersion", attrs.api_version),
-                ("subresource", attrs.subresource),
-            ):
-                if value:
-                    ref[key] = value
+            if attrs.namespace:
+                ref["namespace"] = attrs.namespace
+            if attrs.name:
+                ref["name"] = attrs.name
+            if attrs.api_group:
+                ref["apiGroup"] = attrs.api_group
+            if attrs.api_version:
+                ref["apiVersion"] = attrs.api_version
+            if attrs.subresource:
+                ref["subresource"] = attrs.subresource
             self.object_ref = ref
 
     # -- audit.LogImpersonatedUser --------------------------------------------------------------------------------
@@ -188,7 +216,7 @@ class AuditContext:
         only in the body); the object itself is kept from the Request level on. A patch only records its body."""
         if not patch and isinstance(obj, dict) and isinstance(obj.get("metadata"), dict):
             meta = obj["metadata"]
-            ref = self.object_ref if self.object_ref is not None else {}
+            ref = dict(self.object_ref) if self.object_ref is not None else {}  # snapshots share the old one
             for key in ("namespace", "name", "uid", "resourceVersion"):
                 value = meta.get(key)
                 if value and isinstance(value, str) and not ref.get(key):
@@ -258,14 +286,14 @@ class AuditContext:
         if self.user_agent:
             ev["userAgent"] = self.user_agent
         if self.object_ref is not None:
-            ev["objectRef"] = dict(self.object_ref)
+            ev["objectRef"] = self.object_ref  # replaced, never mutated
         if self.response_status is not None:
             ev["responseStatus"] = self.response_status  # replaced, never mutated
         if self.request_object is not _UNSET:
             ev["requestObject"] = self.request_object
         if self.response_object is not _UNSET:
             ev["responseObject"] = self.response_object
-        ev["requestReceivedTimestamp"] = micro_time(self.request_received)
+        ev["requestReceivedTimestamp"] = self.received_text
         ev["stageTimestamp"] = micro_time(self.stage_timestamp)
         if self.annotations:
             ev["annotations"] = {k: self.annotations[k] for k in sorted(self.annotations)}

@@ -320,17 +320,21 @@ class PolicyRuleEvaluator:
             for rule in policy.rules
         )
         self._default = RequestAuditConfig(LEVEL_NONE, frozenset(policy.omit_stages), policy.omit_managed_fields)
+        self._pairs = tuple(zip(policy.rules, self._configs, strict=True))
 
     def evaluate_policy_rule(self, attrs: Any) -> RequestAuditConfig:
-        """attrs: an authorizer.Attributes (user may be None for a failed authentication)."""
-        for rule, config in zip(self.policy.rules, self._configs, strict=True):
-            if rule_matches(rule, attrs):
+        """attrs: an authorizer.Attributes (its user may be None: a failed authentication)."""
+        return self.evaluate(attrs.user, attrs)
+
+    def evaluate(self, user: Any, attrs: Any) -> RequestAuditConfig:
+        """The same with the user apart: attrs may be the RequestInfo (it has the attributes' other names)."""
+        for rule, config in self._pairs:
+            if rule_matches(rule, user, attrs):
                 return config
         return self._default
 
 
-def rule_matches(rule: PolicyRule, attrs: Any) -> bool:
-    user = attrs.user
+def rule_matches(rule: PolicyRule, user: Any, attrs: Any) -> bool:
     if rule.users and (user is None or user.name not in rule.users):
         return False
     if rule.user_groups and (user is None or not any(g in rule.user_groups for g in user.groups)):

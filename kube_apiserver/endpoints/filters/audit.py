@@ -13,7 +13,6 @@ with_failed_authentication_audit (around authentication): a 401 is audited at Re
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -31,9 +30,9 @@ from kube_apiserver.audit.policy import (
     STAGE_RESPONSE_STARTED,
     PolicyRuleEvaluator,
 )
-from kube_apiserver.authorization.authorizer import Attributes
 from kube_apiserver.endpoints.request import Request, send_status_error, send_text
 from kube_apiserver.runtime.errors import StatusError
+from kube_apiserver.runtime.meta import new_uid
 from kube_apiserver.runtime.serializer import decode_body
 from kube_apiserver.server.filters.recovery import response_state
 
@@ -54,9 +53,7 @@ def with_audit_init(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http":
             return await app(scope, receive, send)
         scope["k8s.request_received"] = time.time()
-        audit_id = (
-            next((v for k, v in scope.get("headers", ()) if k == b"audit-id"), None) or str(uuid.uuid4()).encode()
-        )
+        audit_id = next((v for k, v in scope.get("headers", ()) if k == b"audit-id"), None) or new_uid().encode()
         scope["k8s.audit_id"] = audit_id
         response_state(scope).headers.append((b"audit-id", audit_id))
         await app(scope, receive, send)
@@ -64,32 +61,16 @@ def with_audit_init(app: ASGIApp) -> ASGIApp:
     return handler
 
 
-def _attributes(scope: dict[str, Any], user: Any) -> Attributes:
-    """GetAuthorizerAttributes, as the audit policy sees the request."""
-    info = scope["k8s.request_info"]
-    return Attributes(
-        user,
-        info.verb,
-        info.is_resource_request,
-        info.path,
-        info.namespace,
-        info.api_group,
-        info.api_version,
-        info.resource,
-        info.subresource,
-        info.name,
-    )
-
-
 def _new_context(scope: dict[str, Any], evaluator: PolicyRuleEvaluator, user: Any) -> AuditContext | None:
-    """evaluatePolicyAndCreateAuditEvent: None when the level is None."""
-    attrs = _attributes(scope, user)
-    config = evaluator.evaluate_policy_rule(attrs)
+    """evaluatePolicyAndCreateAuditEvent: None when the level is None. The policy sees the request as the
+    authorizer would (GetAuthorizerAttributes): the RequestInfo has the same attribute names."""
+    info = scope["k8s.request_info"]
+    config = evaluator.evaluate(user, info)
     if config.level == LEVEL_NONE:
         return None
-    audit_id = scope.get("k8s.audit_id") or str(uuid.uuid4()).encode()
+    audit_id = scope.get("k8s.audit_id") or new_uid().encode()
     ac = AuditContext(config, audit_id.decode("latin-1"), scope.get("k8s.request_received") or time.time())
-    ac.log_request_metadata(scope, attrs)
+    ac.log_request_metadata(scope, user, info)
     return ac
 
 
@@ -280,11 +261,13 @@ def with_audit(
         req = scope.get("k8s.request")
         audited.inner_send = req.send if req is not None else send
         audited.inner_receive = req.receive if req is not None else receive
+        # the body is only looked at for verbs that send one; everything else reads `receive` untouched
+        audit_receive = audited.receive if audited.request_chunks is not None else audited.inner_receive
         if req is not None:
             req.send = audited.send
-            req.receive = audited.receive
+            req.receive = audit_receive
         try:
-            await app(scope, audited.receive, audited.send)
+            await app(scope, audit_receive, audited.send)
         except StatusError as e:
             if not audited.started:  # what panic recovery would answer, written through the audit
                 await send_status_error(audited.send, e)

@@ -25,9 +25,9 @@ def forbidden_message(attrs: Attributes, reason: str) -> str:
     else:
         resource = attrs.resource + (f"/{attrs.subresource}" if attrs.subresource else "")
         where = f'in the namespace "{attrs.namespace}"' if attrs.namespace else "at the cluster scope"
-        subject = f'{resource} "{attrs.name}"' if attrs.name else resource
-        if attrs.api_group:
-            subject = subject.replace(resource, f"{resource}.{attrs.api_group}", 1)
+        # errors.NewForbidden names the group resource, without the subresource
+        qualified = f"{attrs.resource}.{attrs.api_group}" if attrs.api_group else attrs.resource
+        subject = f'{qualified} "{attrs.name}"' if attrs.name else qualified
         msg = f'{subject} is forbidden: User "{user}" cannot {attrs.verb} resource "{resource}" in API group "{attrs.api_group}" {where}'
     return f"{msg}: {reason}" if reason else msg
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import logging
 import re
 from dataclasses import dataclass, field
@@ -16,19 +17,22 @@ from typing import Any
 
 from kube_apiserver.apiextensions.conversion.service import store_lookup
 from kube_apiserver.apiextensions.conversion.storages import CustomResourceStorages
+from kube_apiserver.apiextensions import conditions
 from kube_apiserver.apiextensions.customresource import (
     CustomResourceStrategy,
     resource_spec,
     storage_version,
     version_schema,
 )
+from kube_apiserver.apiextensions.deprecation import CustomResourceGroupVersion, deprecation_warning
 from kube_apiserver.apiextensions.openapi_controller import CRDOpenAPIController
 from kube_apiserver.apiextensions.scale import scale_handlers
 from kube_apiserver.apiextensions.schema.prune import prune
+from kube_apiserver.apiextensions.selectable import selectable_fields
 from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import CUSTOM_DECODERS
 from kube_apiserver.endpoints.handlers.scope import RequestScope
-from kube_apiserver.endpoints.installer import APIGroupVersion, APIResource
+from kube_apiserver.endpoints.installer import APIResource
 from kube_apiserver.registry.fieldmanager.typeconv import register_kind_schema, unregister_kind_schema
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors
@@ -53,6 +57,7 @@ class _Served:
     stores: dict[str, Store] = field(default_factory=dict)
     decoders: list[tuple[str, str, str]] = field(default_factory=list)
     terminating: bool = False
+    install_key: str = ""  # what the routes were built from (spec and accepted names)
 
 
 class CRDHandler:
@@ -115,44 +120,40 @@ class CRDHandler:
             if e.code == 404:
                 self.openapi.update(name, None)
                 await self._uninstall(name)
+                # its names are free now: the group's other CRDs may take them
+                self._requeue_group({"metadata": {"name": name}, "spec": {"group": name.partition(".")[2]}})
                 return
             raise
         meta = crd.get("metadata") or {}
         if meta.get("deletionTimestamp"):
             await self._finalize(crd)
             return
-        accepted, conditions = self._names(crd)
         status = copy.deepcopy(crd.get("status") or {})
         new_status = dict(status)
-        if accepted is not None:
-            new_status["acceptedNames"] = accepted
-        else:
-            new_status.setdefault("acceptedNames", {"plural": "", "kind": ""})
         conds = list(new_status.get("conditions") or [])
-        for cond in conditions:
-            conds = _set_condition(conds, cond)
-        established = accepted is not None
-        if established:
-            conds = _set_condition(
-                conds,
-                {
-                    "type": "Established",
-                    "status": "True",
-                    "reason": "InitialNamesAccepted",
-                    "message": "the initial names have been accepted",
-                },
-            )
-        elif not any(c.get("type") == "Established" and c.get("status") == "True" for c in conds):
-            conds = _set_condition(
-                conds,
-                {
-                    "type": "Established",
-                    "status": "False",
-                    "reason": "NotAccepted",
-                    "message": "not all names are accepted",
-                },
-            )
+        names = (crd.get("spec") or {}).get("names") or {}
+        if names != new_status.get("acceptedNames"):
+            group = (crd.get("spec") or {}).get("group")
+            same_group = [
+                o.obj for o in self.crds.storage.objects.values() if (o.obj.get("spec") or {}).get("group") == group
+            ]
+            accepted, names_cond, est_cond = conditions.calculate_names_and_conditions(crd, same_group)
+            new_status["acceptedNames"] = accepted
+            conds = conditions.set_condition(conditions.set_condition(conds, names_cond), est_cond)
+        # The establishing controller: accepted names are served from now on, whatever comes later.
+        if any(c.get("type") == conditions.NAMES_ACCEPTED and c.get("status") == "True" for c in conds):
+            if not any(c.get("type") == conditions.ESTABLISHED and c.get("status") == "True" for c in conds):
+                conds = conditions.set_condition(conds, conditions.ESTABLISHED_CONDITION)
+        non_structural = conditions.non_structural_condition(crd)
+        if non_structural is None:
+            conds = conditions.remove_condition(conds, conditions.NON_STRUCTURAL)
+        else:
+            conds = conditions.set_condition(conds, non_structural)
+        approval = conditions.api_approval_condition(crd)
+        if approval is not None:
+            conds = conditions.set_condition(conds, approval)
         new_status["conditions"] = conds
+        established = any(c.get("type") == conditions.ESTABLISHED and c.get("status") == "True" for c in conds)
         stored = storage_version(crd)
         versions = list(new_status.get("storedVersions") or [])
         if stored and stored not in versions:
@@ -171,48 +172,17 @@ class CRDHandler:
                 return obj
 
             await self.crds.patch("", name, write, subresource="status")
+            if new_status.get("acceptedNames") != status.get("acceptedNames"):
+                self._requeue_group(crd)
 
-    # --- naming (NamesAccepted) ---
-
-    def _names(self, crd: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        spec = crd.get("spec") or {}
-        names = dict(spec.get("names") or {})
-        group = spec.get("group", "")
-        name = (crd.get("metadata") or {}).get("name", "")
-        names.setdefault("singular", str(names.get("kind", "")).lower())
-        names.setdefault("listKind", f"{names.get('kind', '')}List")
-        used: dict[str, set[str]] = {"plural": set(), "singular": set(), "short": set(), "kind": set(), "list": set()}
-        for other in self.crds.storage.objects.values():
+    def _requeue_group(self, crd: dict[str, Any]) -> None:
+        """Names taken or freed: the group's other CRDs may now be accepted (requeueAllOtherGroupCRDs)."""
+        name = (crd.get("metadata") or {}).get("name")
+        group = (crd.get("spec") or {}).get("group")
+        for other in list(self.crds.storage.objects.values()):
             o = other.obj
-            if (o.get("metadata") or {}).get("name") == name or (o.get("spec") or {}).get("group") != group:
-                continue
-            acc = (o.get("status") or {}).get("acceptedNames") or {}
-            used["plural"].add(acc.get("plural", ""))
-            used["singular"].add(acc.get("singular", ""))
-            used["short"].update(acc.get("shortNames") or [])
-            used["kind"].add(acc.get("kind", ""))
-            used["list"].add(acc.get("listKind", ""))
-        problem: tuple[str, str] | None = None
-        every = used["plural"] | used["singular"] | used["short"]
-        if names.get("plural") in every:
-            problem = ("PluralConflict", f'"{names["plural"]}" is already in use')
-        elif names.get("singular") in every:
-            problem = ("SingularConflict", f'"{names["singular"]}" is already in use')
-        else:
-            for short in names.get("shortNames") or []:
-                if short in every:
-                    problem = ("ShortNamesConflict", f'"{short}" is already in use')
-                    break
-        if problem is None:
-            if names.get("kind") in used["kind"] | used["list"]:
-                problem = ("KindConflict", f'"{names["kind"]}" is already in use')
-            elif names.get("listKind") in used["kind"] | used["list"]:
-                problem = ("ListKindConflict", f'"{names["listKind"]}" is already in use')
-        if problem is not None:
-            cond = {"type": "NamesAccepted", "status": "False", "reason": problem[0], "message": problem[1]}
-            return None, [cond]
-        cond = {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found"}
-        return names, [cond]
+            if (o.get("spec") or {}).get("group") == group and (o.get("metadata") or {}).get("name") != name:
+                self._on_write(None, o)
 
     # --- serving ---
 
@@ -223,6 +193,10 @@ class CRDHandler:
         plural = ((crd.get("status") or {}).get("acceptedNames") or {}).get("plural", "")
         prefix = f"/registry/{group}/{plural}/"
         served = self.served.get(name)
+        install_key = repr((spec, (crd.get("status") or {}).get("acceptedNames")))
+        if served is not None and served.install_key == install_key and served.stores:
+            served.terminating = False
+            return  # neither spec nor accepted names changed: the routes stay as they are
         if served is not None:
             self._remove_routes(served)
         else:
@@ -231,11 +205,15 @@ class CRDHandler:
             served = _Served(cacher, group, plural)
             self.served[name] = served
         served.terminating = False
+        served.install_key = install_key
         versions = [v for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("served")]
         schemas = {v.get("name", ""): version_schema(crd, v.get("name", "")) for v in spec.get("versions") or []}
         stored_gv = f"{group}/{storage_version(crd)}"
         for v in versions:
             rspec = resource_spec(crd, v)
+            # metadata.name among them: an unknown field selector is "field label not supported" for any CR
+            fields = {"metadata.name": "metadata.name", **selectable_fields(v)}
+            rspec = dataclasses.replace(rspec, selectable_fields=fields)
             subs = v.get("subresources") or {}
             scale = subs.get("scale") if isinstance(subs.get("scale"), dict) else None
             schema = schemas.get(rspec.version, {})
@@ -251,7 +229,7 @@ class CRDHandler:
             if scale is not None:
                 res.extra.update(scale_handlers(scale))
             res.extra[("", "create")] = self._create_handler(name, rspec.namespaced)
-            self._add_route(res)
+            self._add_route(res, deprecation_warning(v, spec))
             if rspec.namespaced and self.namespaced_stores is not None and store not in self.namespaced_stores:
                 self.namespaced_stores.append(store)
 
@@ -268,16 +246,21 @@ class CRDHandler:
 
         return create
 
-    def _add_route(self, res: APIResource) -> None:
+    def _add_route(self, res: APIResource, warning: str | None = None) -> None:
         server = self.server
         spec = res.spec
         agv = server.group_versions.get((spec.group, spec.version))
         if agv is None:
-            agv = APIGroupVersion(spec.group, spec.version)
+            agv = CustomResourceGroupVersion(spec.group, spec.version)
             agv.add(res)
             server.install_api_group([agv])
         else:
             agv.add(res)
+        if isinstance(agv, CustomResourceGroupVersion):
+            if warning is None:
+                agv.warnings.pop(spec.resource, None)
+            else:
+                agv.warnings[spec.resource] = warning
         info = server.groups[spec.group]
         info.resources[spec.version] = [r.spec for r in agv.resources.values()]
         info.versions.sort(key=_version_priority)
@@ -324,6 +307,21 @@ class CRDHandler:
         if CLEANUP_FINALIZER not in (crd["metadata"].get("finalizers") or []):
             return
         served = self.served.get(name)
+        if served is not None and not conditions.is_condition_true(crd, "Terminating"):
+            # The finalizer controller says so first: the cleanup may wait on custom resources' finalizers.
+            in_progress = {
+                "type": "Terminating",
+                "status": "True",
+                "reason": "InstanceDeletionInProgress",
+                "message": "CustomResource deletion is in progress",
+            }
+
+            def terminating(obj: dict[str, Any]) -> dict[str, Any]:
+                status = obj.setdefault("status", {})
+                status["conditions"] = conditions.set_condition(list(status.get("conditions") or []), in_progress)
+                return obj
+
+            await self.crds.patch("", name, terminating, subresource="status")
         if served is not None:
             served.terminating = True
             store = next(iter(served.stores.values()), None)
@@ -348,23 +346,6 @@ def _decoder(schema: dict[str, Any]) -> Any:
         return DecodeReport(unknown=prune(obj, schema))
 
     return decode
-
-
-def _set_condition(conds: list[dict[str, Any]], cond: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    found = False
-    for c in conds:
-        if c.get("type") == cond["type"]:
-            found = True
-            if all(c.get(k) == cond[k] for k in ("status", "reason", "message")):
-                out.append(c)
-            else:
-                out.append({**cond, "lastTransitionTime": metautil.now_rfc3339()})
-        else:
-            out.append(c)
-    if not found:
-        out.append({**cond, "lastTransitionTime": metautil.now_rfc3339()})
-    return out
 
 
 def _version_priority(version: str) -> tuple[int, int, int, str]:

@@ -257,6 +257,7 @@ def test_names_conflict(server, tmp_path):
     _apply_crd(server, _crd(group, "alphas", "Alpha"), tmp_path)
     other = _crd(group, "betas", "Alpha")
     other["spec"]["names"]["singular"] = "beta"
+    other["spec"]["names"]["listKind"] = "BetaList"  # else "AlphaList" conflicts too, and kube reports the last
     r = server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=other)
     assert r.status_code == 201
     deadline = time.time() + 5

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.apiextensions import conditions
 from kube_apiserver.apiextensions.conversion.service import store_lookup
 from kube_apiserver.apiextensions.conversion.storages import CustomResourceStorages
-from kube_apiserver.apiextensions import conditions
 from kube_apiserver.apiextensions.customresource import (
     CustomResourceStrategy,
     resource_spec,

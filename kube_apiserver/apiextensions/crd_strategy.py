@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kube_apiserver.apiextensions.conversion import validation as conversion_validation
 from kube_apiserver.apiextensions import crd_validation
+from kube_apiserver.apiextensions.conversion import validation as conversion_validation
 from kube_apiserver.apiextensions.schema.cel.crd_validation import validate_crd_rules
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.runtime import meta as metautil

@@ -32,6 +32,7 @@ from kube_apiserver.audit.policy import (
 )
 from kube_apiserver.endpoints.request import Request, send_status_error, send_text
 from kube_apiserver.runtime.errors import StatusError
+from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.meta import new_uid
 from kube_apiserver.runtime.serializer import decode_body
 from kube_apiserver.server.filters.recovery import response_state
@@ -255,7 +256,10 @@ def with_audit(
         scope[SCOPE_KEY] = ac
         audited = _AuditedRequest(ac, scope, sink, bool(long_running_check and long_running_check(scope)))
         if not audited.emit(STAGE_REQUEST_RECEIVED):
-            await send_text(send, 500, f'Internal Server Error: "{ac.request_uri}": failed to store audit event')
+            # responsewriters.InternalError (blocking-strict only: the other modes never report a failure)
+            await send_text(
+                send, 500, f"Internal Server Error: {go_quote(ac.request_uri)}: failed to store audit event\n"
+            )
             return
         # the handlers answer through the Request; the filters below through `send`: both go through the audit
         req = scope.get("k8s.request")

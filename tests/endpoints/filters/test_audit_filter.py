@@ -128,3 +128,28 @@ def test_no_policy_means_no_wrapper():
 
     assert with_audit(app, None, evaluator()) is app
     assert with_audit(app, Sink(), None) is app
+
+
+def test_blocking_strict_failure_fails_the_request():
+    from kube_apiserver.audit.log import LogBackend
+
+    class Broken:
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None:
+            pass
+
+    called = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        called.append(True)
+
+    sink = LogBackend(Broken(), "json", "audit.k8s.io/v1")  # blocking-strict: the log backend itself
+    sent = run(with_audit(app, sink, evaluator(), is_long_running), "/api/v1/namespaces/ns/pods", b"limit=1")
+    assert called == []
+    assert sent[0]["status"] == 500
+    assert (b"content-type", b"text/plain; charset=utf-8") in sent[0]["headers"]
+    assert sent[1]["body"] == (
+        b'Internal Server Error: "/api/v1/namespaces/ns/pods?limit=1": failed to store audit event\n'
+    )

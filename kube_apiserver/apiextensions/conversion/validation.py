@@ -129,11 +129,9 @@ def validate_conversion_review_versions(
 def validate_webhook_url(path: str, url: Any, force_https: bool) -> list[StatusCause]:
     """ValidateWebhookURL."""
     text = url if isinstance(url, str) else ""
-    scheme_part, colon, _ = text.partition(":")
-    if colon and ("/" in scheme_part or not scheme_part):
-        # Go's url.Parse: a colon before any slash needs a scheme
-        what = "missing protocol scheme" if not scheme_part else "first path segment in URL cannot contain colon"
-        return [errors.field_required(path, f'url must be a valid URL: parse "{text}": {what}{_FORM}')]
+    problem = _go_url_parse_error(text)
+    if problem is not None:
+        return [errors.field_required(path, f'url must be a valid URL: parse "{text}": {problem}{_FORM}')]
     try:
         parts = urlsplit(text)
         host = parts.netloc.rpartition("@")[2]
@@ -153,6 +151,27 @@ def validate_webhook_url(path: str, url: Any, force_https: bool) -> list[StatusC
     if parts.query:
         causes.append(errors.field_invalid(path, parts.query, "query parameters are not permitted in the URL"))
     return causes
+
+
+def _go_url_parse_error(text: str) -> str | None:
+    """The errors of Go's url.Parse that urlsplit does not have: a scheme is letters first, then letters,
+    digits, "+", "-" or "."; without one, the first path segment may not hold a colon."""
+    has_scheme = False
+    for i, c in enumerate(text):
+        if c.isascii() and c.isalpha():
+            continue
+        if c.isascii() and (c.isdigit() or c in "+-."):
+            if i == 0:
+                break
+            continue
+        if c == ":":
+            if i == 0:
+                return "missing protocol scheme"
+            has_scheme = True
+        break
+    if not has_scheme and ":" in text.split("/", 1)[0]:
+        return "first path segment in URL cannot contain colon"
+    return None
 
 
 def validate_webhook_service(path: str, svc: dict[str, Any]) -> list[StatusCause]:

@@ -86,7 +86,11 @@ def build() -> tuple[dict[tuple[str, str, str], _Store], RuleResolver]:
     for rb in policy.namespace_role_bindings():
         put("rolebindings", rb)
     for i in range(1000):
-        ref = {"apiGroup": G, "kind": "ClusterRole", "name": ("system:aggregate-to-view", "system:aggregate-to-edit", "system:aggregate-to-admin")[i % 3]}
+        ref = {
+            "apiGroup": G,
+            "kind": "ClusterRole",
+            "name": ("system:aggregate-to-view", "system:aggregate-to-edit", "system:aggregate-to-admin")[i % 3],
+        }
         subjects = [{"kind": "User", "name": f"user{i}"}, {"kind": "Group", "name": f"team{i % 40}"}]
         if i % 2:
             meta = {"name": f"binding-{i}", "namespace": f"ns-{i % 50}"}

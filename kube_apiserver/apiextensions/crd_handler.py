@@ -324,7 +324,9 @@ class CRDHandler:
             await self.crds.patch("", name, terminating, subresource="status")
         if served is not None:
             served.terminating = True
-            store = next(iter(served.stores.values()), None)
+            # the storage version's store, as kube's finalizer lists and deletes (what is stored in it
+            # needs no conversion: a conversion webhook that is down holds up only older objects)
+            store = served.stores.get(storage_version(crd)) or next(iter(served.stores.values()), None)
             delay = 0.05
             while store is not None:
                 await store.delete_collection("", ListOptions(), DeleteOptions())

@@ -95,7 +95,9 @@ class CustomResourceStrategy(RESTStrategy):
         return out
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
-        causes = validate_object_meta(obj.get("metadata") or {}, self.namespaced, metautil.is_dns1123_subdomain)
+        # apimachinery's ObjectMeta validation: a finalizer without a path is only warned about (warnings())
+        meta = obj.get("metadata") or {}
+        causes = validate_object_meta(meta, self.namespaced, metautil.is_dns1123_subdomain, kube_finalizers=False)
         causes += validate_schema(obj, self.schema)
         return causes + rule_errors(self.cel, obj, causes)
 
@@ -103,7 +105,16 @@ class CustomResourceStrategy(RESTStrategy):
         return validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
 
     def warnings(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
-        return []
+        """generateWarningsFromObj: each finalizer added without a path (/) gets kube's advice."""
+        added = set((new.get("metadata") or {}).get("finalizers") or [])
+        if old is not None:
+            added -= set((old.get("metadata") or {}).get("finalizers") or [])
+        return [
+            f'metadata.finalizers: "{f}": prefer a domain-qualified finalizer name including a path (/) to avoid '
+            "accidental conflicts with other finalizer writers"
+            for f in sorted(x for x in added if isinstance(x, str))
+            if "/" not in f
+        ]
 
 
 def _spec_of(obj: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +133,7 @@ class CustomResourceStorage(VersionedStorage):
         # kube's schemaCoercingConverter: what a conversion gives is pruned to the target version's
         # schema (a field the other version does not declare is dropped), then defaulted on read.
         def to_served(obj: dict[str, Any]) -> dict[str, Any]:
-            out = copy.deepcopy(obj)
+            out = orjson.loads(orjson.dumps(obj))  # a deep copy of JSON data, ten times cheaper than deepcopy
             out["apiVersion"] = served
             prune(out, served_schema)
             apply_defaults(out, served_schema)

@@ -446,3 +446,18 @@ def test_restart_reinstalls_routes(server_factory, tmp_path):
     assert f"apis/{group}/v1" in index
     conds = _conditions(srv, f"things.{group}")
     assert conds["Established"]["status"] == "True"
+
+
+def test_custom_resource_finalizers_without_a_path_are_warned_about(server, things, ns):
+    base = f"/apis/{things}/v2/namespaces/{ns}/things"
+    body = _thing(things, "fin", "v2", color="red")
+    body["metadata"]["finalizers"] = ["example.com/ok", "plain-finalizer"]
+    r = server.request("POST", base, json=body)
+    assert r.status_code == 201, r.text  # unlike built-in kinds, not an error
+    assert r.headers["Warning"] == (
+        '299 - "metadata.finalizers: \\"plain-finalizer\\": prefer a domain-qualified finalizer name including a '
+        'path (/) to avoid accidental conflicts with other finalizer writers"'
+    )
+    patch = {"metadata": {"finalizers": None}}
+    r = server.request("PATCH", f"{base}/fin", json=patch, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200 and "Warning" not in r.headers

@@ -1,8 +1,8 @@
 """What API Priority and Fairness costs a request: GET one ConfigMap over keep-alive HTTPS connections
 against two servers started alike, one with --enable-priority-and-fairness (the default) and one with
-=false (the max-in-flight filter instead), both with --authorization-mode=AlwaysAllow. Two users:
-the admin (client certificate, system:masters: the exempt level) and a token user (the global-default
-level: flow hashing, shuffle sharding, a queue). The servers are measured alternately, several rounds;
+=false (the max-in-flight filter instead). Two users:
+the admin (client certificate, system:masters: the exempt level) and a token user bound to the view
+ClusterRole (the global-default level: flow hashing, shuffle sharding, a queue). The servers are measured alternately, several rounds;
 the ratio is APF on / APF off, by requests/s and by requests per server CPU-second (on 2 cores the
 clients share the CPUs with the server, so the second is the steadier figure).
 
@@ -21,6 +21,7 @@ import tempfile
 from _common import CM_PATH, JSON_HEADERS, configmap, connect, cpu_seconds, http_load, median, request, start_server
 
 TOKEN = "apf-bench-token"
+RBAC_PATH = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
     tokens = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)  # noqa: SIM115 - removed below
     tokens.write(f"{TOKEN},bench-user,bench-uid,bench-group\n")
     tokens.close()
-    common = ("--authorization-mode=AlwaysAllow", f"--token-auth-file={tokens.name}")
+    common = (f"--token-auth-file={tokens.name}",)
     servers = {
         "on": start_server(args=common),
         "off": start_server(args=(*common, "--enable-priority-and-fairness=false")),
@@ -45,6 +46,15 @@ def main() -> None:
         for server in servers.values():
             conn = connect(server.port, server.load_certs().client_context())
             status, _ = request(conn, "POST", CM_PATH, json.dumps(configmap("bench-apf")).encode(), JSON_HEADERS)
+            assert status == 201, status
+            binding = {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": "apf-bench"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bench-user"}],
+            }
+            status, _ = request(conn, "POST", RBAC_PATH, json.dumps(binding).encode(), JSON_HEADERS)
             assert status == 201, status
             conn.close()
 

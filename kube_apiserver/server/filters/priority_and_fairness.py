@@ -64,8 +64,12 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
     controller = apf.controller
     dropped = apf.dropped
 
+    dispatched = metrics.DISPATCHED
+    rejected = metrics.REJECTED
+
     async def reject(send: Any, pl_name: str, fs_name: str, reason: str) -> None:
-        metrics.child(metrics.REJECTED, pl_name, fs_name, reason).inc()
+        key = (pl_name, fs_name, reason)
+        rejected[key] = rejected.get(key, 0) + 1
         dropped.record_dropped_request(pl_name)
         await _too_many_requests(send, dropped.retry_after(pl_name))
 
@@ -79,9 +83,9 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
             return await app(scope, receive, send)
 
         fs, pl = controller.match(user, info)
-        response_state(scope).headers.extend(
-            ((HEADER_PRIORITY_LEVEL_UID, pl.uid.encode()), (HEADER_FLOW_SCHEMA_UID, fs.uid.encode()))
-        )
+        headers = response_state(scope).headers
+        headers.append((HEADER_PRIORITY_LEVEL_UID, pl.uid_bytes))
+        headers.append((HEADER_FLOW_SCHEMA_UID, fs.uid_bytes))
         qs = pl.queues
         assert qs is not None
         flow, hash_value = controller.flow_of(fs, pl, user, info)
@@ -92,21 +96,27 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
         if req.state == WAITING:
             started = time.monotonic()
             executed = await qs.wait(req, request_wait_limit(scope, request_timeout, watch))
-            metrics.child(metrics.WAIT_DURATION, pl.name, fs.name, "true" if executed else "false").observe(
-                time.monotonic() - started
-            )
+            metrics.observe_wait(pl.name, fs.name, executed, time.monotonic() - started)
             if not executed:
                 controller.note_idle(pl)
                 return await reject(send, pl.name, fs.name, "time-out")
-        metrics.child(metrics.DISPATCHED, pl.name, fs.name).inc()
+        key = (pl.name, fs.name)
+        dispatched[key] = dispatched.get(key, 0) + 1
         try:
             if watch:
-                # the seat is for the watch's initialization: free it once the response starts
+                # the seat is for the watch's initialization: free it once the response starts. Handlers
+                # write through the request's send, made before this filter ran: wrap that one.
+                request = scope.get("k8s.request")
+                inner = request.send if request is not None else send
+
                 async def watch_send(message: dict[str, Any]) -> None:
                     if message["type"] == "http.response.start":
                         qs.finish_request(req)
-                    await send(message)
+                        controller.note_idle(pl)
+                    await inner(message)
 
+                if request is not None:
+                    request.send = watch_send
                 await app(scope, receive, watch_send)
             else:
                 await app(scope, receive, send)

@@ -126,7 +126,7 @@ def install_priority_and_fairness(
     """APF for the server chain: its state, the priority-and-fairness-filter post-start hook (config
     consumer running, first digest done) on server, and the debug dumps on root_mux."""
     from kube_apiserver.apis.flowcontrol.bootstrap import GROUP
-    from kube_apiserver.server.flowcontrol import debug
+    from kube_apiserver.server.flowcontrol import debug, metrics
 
     apf = PriorityAndFairness(
         server_concurrency_limit,
@@ -135,4 +135,5 @@ def install_priority_and_fairness(
     )
     server.add_post_start_hook("priority-and-fairness-filter", apf.start)
     debug.install(root_mux, apf.controller)
+    metrics.COLLECTOR.priority_levels = lambda: apf.controller.priority_levels
     return apf

@@ -101,9 +101,13 @@ class Integrator:
         self.sum_x = self.sum_xx = 0.0
         self.max = 0.0
 
-    def set(self, x: float) -> None:
-        now = self.clock()
+    def set(self, x: float, now: float | None = None) -> None:
+        """x from now on (now: the caller's reading of the same clock, to save a call)."""
+        if now is None:
+            now = self.clock()
         dt = now - self.last_time
+        if dt < 0:  # a reading older than the last one
+            dt, now = 0.0, self.last_time
         self.sum_x += self.x * dt
         self.sum_xx += self.x * self.x * dt
         self.last_time = now

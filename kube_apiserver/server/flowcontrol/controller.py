@@ -26,7 +26,6 @@ from typing import Any
 from kube_apiserver.apis.flowcontrol import bootstrap
 from kube_apiserver.authentication.user import UserInfo
 from kube_apiserver.endpoints.request_info import RequestInfo
-from kube_apiserver.server.flowcontrol import metrics
 from kube_apiserver.server.flowcontrol.conc_alloc import (
     AllocationError,
     AllocProblemItem,
@@ -48,6 +47,7 @@ log = logging.getLogger(__name__)
 BORROWING_ADJUSTMENT_PERIOD = 10.0
 # Half-life of 5 minutes for the smoothed seat demand, at one adjustment per period.
 SEAT_DEMAND_SMOOTHING_COEFFICIENT = 0.977
+MATCH_CACHE_SIZE = 8192
 
 
 class BrokenPriorityLevel(ValueError):
@@ -157,7 +157,7 @@ class PriorityLevelState:
     current_cl: int = 0
     stats: SeatDemandStats = field(default_factory=SeatDemandStats)
     integrator: Integrator | None = None
-    observer: metrics.PriorityLevelObserver | None = None
+    uid_bytes: bytes = b""  # for the X-Kubernetes-PF-PriorityLevel-UID response header
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +203,8 @@ class ConfigController:
         self.flow_schemas: list[CompiledFlowSchema] = []
         self.priority_levels: dict[str, PriorityLevelState] = {}
         self.nominal_cl_sum = 0
+        # classification by the request's attributes, for the current configuration
+        self._matches: dict[tuple[Any, ...], tuple[CompiledFlowSchema, PriorityLevelState]] = {}
         # set when a digest is due: a config object changed, or a quiescing level went idle
         self.dirty = asyncio.Event()
         self.digest([], [])  # the mandatory configuration, until the objects are read
@@ -210,6 +212,28 @@ class ConfigController:
     # --- classification ---
 
     def match(self, user: UserInfo, info: RequestInfo) -> tuple[CompiledFlowSchema, PriorityLevelState]:
+        """The FlowSchema that takes the request, and its priority level. A user's requests come in few
+        shapes: the answer is remembered by the attributes the rules look at."""
+        if info.is_resource_request:
+            key: tuple[Any, ...] = (
+                user.name,
+                user.groups,
+                info.verb,
+                info.api_group,
+                info.resource,
+                info.subresource,
+                info.namespace,
+            )
+        else:
+            key = (user.name, user.groups, info.verb, info.path)
+        found = self._matches.get(key)
+        if found is None:
+            if len(self._matches) >= MATCH_CACHE_SIZE:
+                self._matches.clear()
+            found = self._matches[key] = self._match(user, info)
+        return found
+
+    def _match(self, user: UserInfo, info: RequestInfo) -> tuple[CompiledFlowSchema, PriorityLevelState]:
         catch_all = None
         for fs in self.flow_schemas:
             if fs.matches(user, info):
@@ -253,6 +277,7 @@ class ConfigController:
             if state is None:
                 state = PriorityLevelState(name, obj, spec)
             state.obj, state.spec, state.uid, state.quiescing = obj, spec, _uid(obj), False
+            state.uid_bytes = state.uid.encode("latin-1", "replace")
             states[name] = state
             share_sum += spec.shares
 
@@ -277,7 +302,6 @@ class ConfigController:
                 continue
             if name not in (bootstrap.PRIORITY_LEVEL_EXEMPT, bootstrap.PRIORITY_LEVEL_CATCH_ALL):
                 if state.queues is None or state.queues.is_idle():
-                    metrics.forget_priority_level(name)
                     continue
                 state.quiescing = True  # keeps draining with its share of seats, takes nothing new
             states[name] = state
@@ -291,6 +315,7 @@ class ConfigController:
         self._finish_queue_set_reconfigs(states, share_sum)
         self.flow_schemas = sequence
         self.priority_levels = states
+        self._matches = {}
         return updates
 
     def _presync_status(self, obj: dict[str, Any], fs: CompiledFlowSchema, dangling: bool) -> StatusUpdate | None:
@@ -315,14 +340,12 @@ class ConfigController:
                 _round(nominal * spec.borrowing_percent / 100) if spec.borrowing_percent is not None else server_cl
             )
             state.nominal_cl, state.min_cl, state.max_cl = nominal, nominal - lendable, nominal + borrowing
-            metrics.set_priority_level_limits(state.name, nominal, nominal - lendable, nominal + borrowing)
             nominal_sum += nominal
             if state.queues is None:
                 state.current_cl = nominal - lendable // 2
                 state.stats = SeatDemandStats()
                 state.integrator = Integrator(self.clock)
-                state.observer = metrics.PriorityLevelObserver(state.name, state.integrator)
-                state.queues = QueueSet(spec.queuing, state.current_cl, self.clock, state.observer)
+                state.queues = QueueSet(spec.queuing, state.current_cl, self.clock, state.integrator)
         self.nominal_cl_sum = nominal_sum
         self.update_borrowing(states)
 
@@ -348,7 +371,6 @@ class ConfigController:
         for name, alloc in zip(names, allocs, strict=True):
             state = states[name]
             state.current_cl = _round(alloc)
-            metrics.set_current_limit(name, state.current_cl)
             assert state.queues is not None
             state.queues.set_configuration(state.spec.queuing, state.current_cl)
 

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 FIELD_MANAGER = "api-priority-and-fairness-config-producer-v1"
 RECONCILE_PERIOD = 60.0
+CONFLICT_RETRIES = 5
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 _BACKGROUND: set[asyncio.Task[None]] = set()
@@ -106,32 +107,36 @@ def _name(obj: dict[str, Any]) -> str:
 async def ensure_configuration(store: Store, boot: dict[str, Any], mandatory: bool) -> None:
     name = _name(boot)
     hook = fieldmanager.hook_for(store, store.spec, "", FIELD_MANAGER)
-    while True:
+    # A conflict (the config consumer wrote the status meanwhile) is retried at once rather than a minute
+    # later: read again, decide again.
+    for _ in range(CONFLICT_RETRIES):
         try:
             current = (await store.get("", name)).obj
-            break
         except errors.StatusError as e:
             if e.code != 404:
                 raise
+            try:
+                with fieldmanager.managing(hook):
+                    await store.create("", copy.deepcopy(boot))
+                log.info("Successfully created %s %s", boot["kind"], name)
+                return
+            except errors.StatusError as ce:
+                if ce.code != 409:
+                    raise
+                continue  # created concurrently: look at it again
+        revised = revise_if_needed(current, boot, mandatory)
+        if revised is None:
+            return
         try:
             with fieldmanager.managing(hook):
-                await store.create("", copy.deepcopy(boot))
-            log.info("Successfully created %s %s", boot["kind"], name)
+                await store.update("", name, revised)
+            log.info("Updated the %s %s", boot["kind"], name)
             return
         except errors.StatusError as e:
+            if e.code == 404:
+                continue  # deleted meanwhile: create it
             if e.code != 409:
                 raise
-            # created concurrently: look at it again
-    revised = revise_if_needed(current, boot, mandatory)
-    if revised is None:
-        return
-    try:
-        with fieldmanager.managing(hook):
-            await store.update("", name, revised)
-        log.info("Updated the %s %s", boot["kind"], name)
-    except errors.StatusError as e:
-        if e.code not in (404, 409):  # changed or deleted concurrently: next round
-            raise
 
 
 async def remove_unwanted_objects(store: Store, boots: list[dict[str, Any]]) -> None:

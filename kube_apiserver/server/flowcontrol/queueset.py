@@ -15,11 +15,12 @@ tests; `wait` is the one coroutine, for a request that has to queue.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kube_apiserver.server.flowcontrol.shufflesharding import Dealer, DealerError
 
@@ -42,17 +43,10 @@ class QueuingConfig:
     hand_size: int = 0
 
 
-class Observer:
-    """What the queue set reports as it goes (metrics); the default reports nothing."""
+class DemandIntegrator(Protocol):
+    """Told the seats in use plus the seats waiting whenever that changes (for borrowing)."""
 
-    def waiting(self, fs_name: str, delta: int) -> None:
-        pass
-
-    def executing(self, fs_name: str, delta: int, seats: int) -> None:
-        pass
-
-    def demand(self, seats: int) -> None:
-        pass
+    def set(self, x: float, now: float) -> None: ...
 
 
 class Request:
@@ -119,10 +113,12 @@ class QueueSet:
         cfg: QueuingConfig,
         concurrency_limit: int,
         clock: Callable[[], float] = time.monotonic,
-        observer: Observer | None = None,
+        integrator: DemandIntegrator | None = None,
     ) -> None:
         self.clock = clock
-        self.observer = observer or Observer()
+        self.integrator = integrator
+        # per FlowSchema: [requests waiting, requests executing, seats executing], read by the metrics
+        self.fs_counts: dict[str, list[int]] = {}
         self.cfg = cfg
         self.dealer = check_config(cfg)
         self.concurrency_limit = concurrency_limit
@@ -136,6 +132,7 @@ class QueueSet:
         self.tot_requests_executing = 0
         self.tot_seats_in_use = 0
         self.tot_seats_waiting = 0
+        self.nonempty: set[int] = set()  # indexes of the queues with requests waiting
 
     # --- configuration ---
 
@@ -162,10 +159,6 @@ class QueueSet:
             self.current_r += ratio * (now - self.last_real_time)
         self.last_real_time = now
 
-    def _activity(self, queue: Queue, was_active: bool) -> None:
-        if queue.active != was_active:
-            self.active_queues += 1 if not was_active else -1
-
     def _bound_next_dispatch(self, queue: Queue) -> None:
         # anti-windup: a queue's virtual dispatch never precedes its oldest request's arrival
         if queue.requests and queue.next_dispatch_r < queue.requests[0].arrival_r:
@@ -173,16 +166,52 @@ class QueueSet:
 
     # --- requests ---
 
+    def _count(self, fs_name: str, waiting: int, executing: int, seats: int) -> None:
+        counts = self.fs_counts.get(fs_name)
+        if counts is None:
+            counts = self.fs_counts[fs_name] = [0, 0, 0]
+        counts[0] += waiting
+        counts[1] += executing
+        counts[2] += seats
+        if self.integrator is not None:
+            self.integrator.set(self.tot_seats_in_use + self.tot_seats_waiting, self.last_real_time)
+
     def start_request(self, seats: int, hash_value: int, fs_name: str, flow: str) -> tuple[Request | None, str]:
         """Admit, queue or reject. Returns (request, "") or (None, reason): the request is EXECUTING when
         dispatched at once, WAITING when queued (then `wait` for it)."""
-        self._sync_time()
         if self.cfg.desired_num_queues < 1:
+            # only the seats count (virtual time moves only while queues are active)
+            self._sync_time()
             if not self._can_accommodate(seats):
                 return None, "concurrency-limit"
-            return self._dispatch_sans_queue(seats, fs_name, flow), ""
+            req = Request(self, fs_name, flow, seats, self.last_real_time)
+            req.state = EXECUTING
+            self.tot_requests_executing += 1
+            self.tot_seats_in_use += seats
+            self._count(fs_name, 0, 1, seats)
+            return req, ""
+        self._sync_time()
         req = Request(self, fs_name, flow, seats, self.last_real_time)
         queue = self.queues[self._shuffle_shard(hash_value)]
+        if (
+            not self.tot_requests_waiting
+            and self.tot_seats_in_use < self.concurrency_limit
+            and self._can_accommodate(seats)
+        ):
+            # the usual case, no contention: enqueued and dispatched at once, as the only request waiting
+            if not queue.active:
+                queue.next_dispatch_r = self.current_r
+                self.active_queues += 1
+            req.queue = queue
+            req.state = EXECUTING
+            self.robin_index = queue.index
+            self.tot_requests_executing += 1
+            self.tot_seats_in_use += seats
+            queue.requests_executing += 1
+            queue.seats_in_use += seats
+            queue.next_dispatch_r += req.work
+            self._count(fs_name, 0, 1, seats)
+            return req, ""
         if self.tot_seats_in_use >= self.concurrency_limit and len(queue.requests) >= self.cfg.queue_length_limit:
             return None, "queue-full"
         self._enqueue(req, queue)
@@ -193,15 +222,18 @@ class QueueSet:
         """The queue of the flow's hand with the least waiting work; ties go round the hand, starting
         one further on each time, so overlapping hands are not biased."""
         assert self.dealer is not None
-        hand = self.dealer.deal(hash_value)
+        hand = self.dealer.hand(hash_value)
         hand_size = len(hand)
         offset = self.enqueues % hand_size
         self.enqueues += 1
-        best, least = -1, None
+        if not self.tot_requests_waiting:
+            return hand[offset]  # every queue is empty: the first one looked at wins
+        queues = self.queues
+        best, least = -1, -1
         for i in range(hand_size):
             index = hand[(offset + i) % hand_size]
-            waiting = self.queues[index].seats_waiting
-            if least is None or waiting < least:
+            waiting = queues[index].seats_waiting
+            if least < 0 or waiting < least:
                 best, least = index, waiting
         return best
 
@@ -212,21 +244,14 @@ class QueueSet:
         req.queue = queue
         queue.requests.append(req)
         queue.seats_waiting += req.seats
-        self._activity(queue, was_active)
+        if not was_active:
+            self.active_queues += 1
+        if len(queue.requests) == 1:
+            self.nonempty.add(queue.index)
         self.tot_requests_waiting += 1
         self.tot_seats_waiting += req.seats
-        self.observer.waiting(req.fs_name, 1)
-        self.observer.demand(self.tot_seats_in_use + self.tot_seats_waiting)
+        self._count(req.fs_name, 1, 0, 0)
         self._bound_next_dispatch(queue)
-
-    def _dispatch_sans_queue(self, seats: int, fs_name: str, flow: str) -> Request:
-        req = Request(self, fs_name, flow, seats, self.last_real_time)
-        req.state = EXECUTING
-        self.tot_requests_executing += 1
-        self.tot_seats_in_use += seats
-        self.observer.executing(fs_name, 1, seats)
-        self.observer.demand(self.tot_seats_in_use + self.tot_seats_waiting)
-        return req
 
     def _can_accommodate(self, seats: int) -> bool:
         if self.cfg.desired_num_queues < 0:
@@ -240,31 +265,37 @@ class QueueSet:
         while self.tot_requests_waiting and self.tot_seats_in_use < self.concurrency_limit and self._dispatch():
             pass
 
+    def _round_robin(self) -> list[int]:
+        """The non-empty queues in round-robin order, starting after the last one dispatched from."""
+        order = sorted(self.nonempty)
+        if len(order) > 1:
+            i = bisect.bisect_right(order, self.robin_index)
+            order = order[i:] + order[:i]
+        return order
+
     def _dispatch(self) -> bool:
         """Dispatch the oldest request of the queue with the least virtual finish time, if it fits."""
-        n = len(self.queues)
         best: Queue | None = None
         best_finish = 0.0
-        index = self.robin_index
-        for _ in range(n):
-            index = (index + 1) % n
-            queue = self.queues[index]
-            if queue.requests:
-                finish = queue.next_dispatch_r + queue.requests[0].work
-                if best is None or finish < best_finish:
-                    best, best_finish = queue, finish
+        queues = self.queues
+        for index in self._round_robin():
+            queue = queues[index]
+            finish = queue.next_dispatch_r + queue.requests[0].work
+            if best is None or finish < best_finish:
+                best, best_finish = queue, finish
         if best is None:
             return False
         req = best.requests[0]
         if not self._can_accommodate(req.seats):
             return False
         best.requests.popleft()
+        if not best.requests:
+            self.nonempty.discard(best.index)
         best.seats_waiting -= req.seats
         # the queues not chosen win the next tie
         self.robin_index = best.index
         self.tot_requests_waiting -= 1
         self.tot_seats_waiting -= req.seats
-        self.observer.waiting(req.fs_name, -1)
         req.state = EXECUTING
         req.start_time = self.last_real_time
         self.tot_requests_executing += 1
@@ -273,8 +304,7 @@ class QueueSet:
         best.seats_in_use += req.seats
         best.next_dispatch_r += req.work
         self._bound_next_dispatch(best)
-        self.observer.executing(req.fs_name, 1, req.seats)
-        self.observer.demand(self.tot_seats_in_use + self.tot_seats_waiting)
+        self._count(req.fs_name, -1, 1, req.seats)
         if req.waiter is not None and not req.waiter.done():
             req.waiter.set_result(None)
         return True
@@ -286,15 +316,16 @@ class QueueSet:
             return False
         self._sync_time()
         queue = req.queue
-        was_active = queue.active
         queue.requests.remove(req)
+        if not queue.requests:
+            self.nonempty.discard(queue.index)
         queue.seats_waiting -= req.seats
-        self._activity(queue, was_active)
+        if not queue.active:
+            self.active_queues -= 1
         self.tot_requests_waiting -= 1
         self.tot_seats_waiting -= req.seats
         req.state = REJECTED
-        self.observer.waiting(req.fs_name, -1)
-        self.observer.demand(self.tot_seats_in_use + self.tot_seats_waiting)
+        self._count(req.fs_name, -1, 0, 0)
         self._bound_next_dispatch(queue)
         self._remove_queue_if_excess(queue)
         return True
@@ -303,23 +334,28 @@ class QueueSet:
         """The request's execution is over: free its seats and dispatch what now fits."""
         if req.state != EXECUTING:
             return
-        self._sync_time()
         req.state = FINISHED
+        queue = req.queue
+        self._sync_time()
+        if queue is None:  # dispatched without a queue
+            self.tot_requests_executing -= 1
+            self.tot_seats_in_use -= req.seats
+            self._count(req.fs_name, 0, -1, -req.seats)
+            if self.tot_requests_waiting:
+                self._dispatch_as_much_as_possible()
+            return
         self.tot_requests_executing -= 1
         self.tot_seats_in_use -= req.seats
-        self.observer.executing(req.fs_name, -1, req.seats)
-        queue = req.queue
-        if queue is not None:
-            was_active = queue.active
-            queue.requests_executing -= 1
-            queue.seats_in_use -= req.seats
-            # charged G at dispatch: now charge what it really took
-            service = self.last_real_time - req.start_time
-            queue.next_dispatch_r -= req.seats * (ESTIMATED_SERVICE_DURATION - service)
-            self._activity(queue, was_active)
-            self._bound_next_dispatch(queue)
-            self._remove_queue_if_excess(queue)
-        self.observer.demand(self.tot_seats_in_use + self.tot_seats_waiting)
+        queue.requests_executing -= 1
+        queue.seats_in_use -= req.seats
+        # charged G at dispatch: now charge what it really took
+        service = self.last_real_time - req.start_time
+        queue.next_dispatch_r -= req.seats * (ESTIMATED_SERVICE_DURATION - service)
+        if not queue.active:
+            self.active_queues -= 1
+        self._bound_next_dispatch(queue)
+        self._remove_queue_if_excess(queue)
+        self._count(req.fs_name, 0, -1, -req.seats)
         self._dispatch_as_much_as_possible()
 
     def _remove_queue_if_excess(self, queue: Queue) -> None:
@@ -328,6 +364,7 @@ class QueueSet:
             del self.queues[i]
             for q in self.queues[i:]:
                 q.index -= 1
+            self.nonempty = {j - 1 if j > i else j for j in self.nonempty}
             if self.robin_index >= i:
                 self.robin_index -= 1
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from kube_apiserver.authentication.user import UserInfo
@@ -87,11 +88,15 @@ class PolicyRules:
     non_resource_rules: tuple[NonResourceRule, ...]
 
     def matches(self, user: UserInfo, info: RequestInfo) -> bool:
-        if not any(s.matches(user) for s in self.subjects):
+        for subject in self.subjects:
+            if subject.matches(user):
+                break
+        else:
             return False
-        if info.is_resource_request:
-            return any(r.matches(info) for r in self.resource_rules)
-        return any(r.matches(info) for r in self.non_resource_rules)
+        for rule in self.resource_rules if info.is_resource_request else self.non_resource_rules:
+            if rule.matches(info):
+                return True
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,7 @@ class CompiledFlowSchema:
 
     name: str
     uid: str
+    uid_bytes: bytes  # for the X-Kubernetes-PF-FlowSchema-UID response header
     priority_level: str
     matching_precedence: int
     distinguisher: str  # "", ByUser, ByNamespace
@@ -182,6 +188,7 @@ def compile_flow_schema(obj: dict[str, Any]) -> CompiledFlowSchema:
     return CompiledFlowSchema(
         name=_str(meta.get("name")),
         uid=_str(meta.get("uid")),
+        uid_bytes=_str(meta.get("uid")).encode("latin-1", "replace"),
         priority_level=_str(_dict(spec.get("priorityLevelConfiguration")).get("name")),
         matching_precedence=precedence if isinstance(precedence, int) and not isinstance(precedence, bool) else 1000,
         distinguisher=method if method in ("ByUser", "ByNamespace") else "",
@@ -206,6 +213,7 @@ def compute_flow_distinguisher(user: UserInfo, info: RequestInfo, method: str) -
     return ""
 
 
+@lru_cache(maxsize=4096)
 def hash_flow_id(fs_name: str, distinguisher: str) -> int:
     """The flow's hash, the entropy shuffle sharding deals from: the first 8 bytes, little-endian, of
     sha256(schema name, NUL, distinguisher), as upstream, so a flow gets the same hand as in kube."""

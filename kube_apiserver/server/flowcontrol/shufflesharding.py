@@ -18,8 +18,12 @@ def required_entropy_bits(deck_size: int, hand_size: int) -> int:
     return math.ceil(math.log2(deck_size) * hand_size)
 
 
+# Hands remembered per dealer: a flow keeps its hash, and dealing costs more than a lookup.
+HAND_CACHE_SIZE = 4096
+
+
 class Dealer:
-    __slots__ = ("deck_size", "hand_size")
+    __slots__ = ("deck_size", "hand_size", "_hands")
 
     def __init__(self, deck_size: int, hand_size: int) -> None:
         if deck_size <= 0 or hand_size <= 0:
@@ -34,6 +38,16 @@ class Dealer:
             )
         self.deck_size = deck_size
         self.hand_size = hand_size
+        self._hands: dict[int, list[int]] = {}
+
+    def hand(self, hash_value: int) -> list[int]:
+        """deal(hash_value), remembered (do not change the list)."""
+        hand = self._hands.get(hash_value)
+        if hand is None:
+            if len(self._hands) >= HAND_CACHE_SIZE:
+                self._hands.clear()
+            hand = self._hands[hash_value] = self.deal(hash_value)
+        return hand
 
     def deal(self, hash_value: int) -> list[int]:
         """The hand for hash_value. The hash is read as a mixed-radix number: digit i (radix deckSize-i)

@@ -11,7 +11,6 @@ from kube_apiserver.server.flowcontrol.queueset import (
     EXECUTING,
     REJECTED,
     WAITING,
-    Observer,
     QueueSet,
     QueueSetConfigError,
     QueuingConfig,
@@ -26,31 +25,26 @@ class Clock:
         return self.t
 
 
-class Recorder(Observer):
+class Demand:
+    """Records what the queue set reports as its seat demand."""
+
     def __init__(self) -> None:
-        self.waiting_now: dict[str, int] = {}
-        self.executing_now: dict[str, int] = {}
-        self.demands: list[int] = []
+        self.values: list[float] = []
 
-    def waiting(self, fs_name: str, delta: int) -> None:
-        self.waiting_now[fs_name] = self.waiting_now.get(fs_name, 0) + delta
-
-    def executing(self, fs_name: str, delta: int, seats: int) -> None:
-        self.executing_now[fs_name] = self.executing_now.get(fs_name, 0) + delta * seats
-
-    def demand(self, seats: int) -> None:
-        self.demands.append(seats)
+    def set(self, x: float, now: float) -> None:
+        self.values.append(x)
 
 
 def test_exempt_is_never_limited_but_counted():
-    rec = Recorder()
-    qs = QueueSet(QueuingConfig("exempt", -1), 0, Clock(), rec)
+    demand = Demand()
+    qs = QueueSet(QueuingConfig("exempt", -1), 0, Clock(), demand)
     reqs = [qs.start_request(1, 0, "exempt", "")[0] for _ in range(50)]
     assert all(r is not None and r.state == EXECUTING for r in reqs)
-    assert qs.tot_requests_executing == 50 and rec.executing_now == {"exempt": 50}
+    assert qs.tot_requests_executing == 50 and qs.fs_counts == {"exempt": [0, 50, 50]}
     for r in reqs:
         qs.finish_request(r)
-    assert qs.is_idle() and rec.executing_now == {"exempt": 0}
+    assert qs.is_idle() and qs.fs_counts == {"exempt": [0, 0, 0]}
+    assert demand.values == list(range(1, 51)) + list(range(49, -1, -1))
 
 
 def test_reject_level_limits_concurrency():
@@ -66,18 +60,17 @@ def test_reject_level_limits_concurrency():
 
 
 def test_one_queue_fifo_and_queue_full():
-    rec = Recorder()
-    qs = QueueSet(QueuingConfig("pl", 1, queue_length_limit=2, hand_size=1), 1, Clock(), rec)
+    qs = QueueSet(QueuingConfig("pl", 1, queue_length_limit=2, hand_size=1), 1, Clock())
     first, _ = qs.start_request(1, 0, "fs", "a")
     second, _ = qs.start_request(1, 0, "fs", "a")
     third, _ = qs.start_request(1, 0, "fs", "a")
     assert first is not None and second is not None and third is not None
     assert (first.state, second.state, third.state) == (EXECUTING, WAITING, WAITING)
-    assert rec.waiting_now == {"fs": 2}
+    assert qs.fs_counts == {"fs": [2, 1, 1]}
     assert qs.start_request(1, 0, "fs", "a") == (None, "queue-full")
     qs.finish_request(first)
     assert (second.state, third.state) == (EXECUTING, WAITING)
-    assert rec.waiting_now == {"fs": 1} and rec.executing_now == {"fs": 1}
+    assert qs.fs_counts == {"fs": [1, 1, 1]}
     # a free seat lets a request in even when its queue is at the length limit
     qs2 = QueueSet(QueuingConfig("pl", 1, queue_length_limit=0, hand_size=1), 1, Clock())
     r, _ = qs2.start_request(1, 0, "fs", "a")

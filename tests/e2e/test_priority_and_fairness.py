@@ -21,7 +21,7 @@ import time
 import pytest
 import requests
 from conftest import _session, _start, free_port
-from e2e_helpers import wait_until
+from e2e_helpers import parse_table, wait_until
 
 FLOW_SCHEMAS_1_33 = [
     "catch-all",
@@ -218,8 +218,6 @@ def test_bootstrap_objects_as_kube_1_33(server):
     assert sorted(out) == FLOW_SCHEMAS_1_33
     out = server.kubectl("get", "prioritylevelconfigurations", "-o", "jsonpath={.items[*].metadata.name}").stdout
     assert sorted(out.split()) == PRIORITY_LEVELS_1_33
-    table = server.kubectl("get", "flowschemas,prioritylevelconfigurations").stdout
-    assert "flowschema.flowcontrol.apiserver.k8s.io/global-default                 global-default    9900" in table
 
     # every schema's level exists: Dangling False, written by the config consumer
     def statuses():
@@ -227,6 +225,24 @@ def test_bootstrap_objects_as_kube_1_33(server):
         return {i["metadata"]["name"]: (i.get("status") or {}).get("conditions") for i in items}
 
     conds = wait_until(lambda: (s := statuses()) and all(s.values()) and s, message="Dangling conditions")
+    rows = {r["NAME"]: r for r in parse_table(server.kubectl("get", "flowschemas").stdout)}
+    assert rows["global-default"] == {
+        "NAME": "global-default",
+        "PRIORITYLEVEL": "global-default",
+        "MATCHINGPRECEDENCE": "9900",
+        "DISTINGUISHERMETHOD": "ByUser",
+        "AGE": rows["global-default"]["AGE"],
+        "MISSINGPL": "False",
+    }
+    rows = {r["NAME"]: r for r in parse_table(server.kubectl("get", "prioritylevelconfigurations").stdout)}
+    assert [rows["workload-high"][c] for c in ("TYPE", "NOMINALCONCURRENCYSHARES", "QUEUES", "HANDSIZE")] == [
+        "Limited",
+        "40",
+        "128",
+        "6",
+    ]
+    assert rows["exempt"]["TYPE"] == "Exempt" and rows["catch-all"]["QUEUES"] == "<none>"
+
     probes = conds["probes"][0]
     assert {k: probes[k] for k in ("type", "status", "reason", "message")} == {
         "type": "Dangling",

@@ -345,9 +345,20 @@ class CRDHandler:
 
 def _decoder(schema: dict[str, Any]) -> Any:
     def decode(obj: dict[str, Any]) -> DecodeReport:
-        return DecodeReport(unknown=prune(obj, schema))
+        # The keys the body had (counted before pruning) let fieldValidation rule out duplicate keys
+        # without scanning the JSON text again.
+        keys = _count_keys(obj)
+        return DecodeReport(unknown=prune(obj, schema), keys=keys)
 
     return decode
+
+
+def _count_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count_keys(v) for v in value.values() if isinstance(v, dict | list))
+    if isinstance(value, list):
+        return sum(_count_keys(v) for v in value if isinstance(v, dict | list))
+    return 0
 
 
 def _version_priority(version: str) -> tuple[int, int, int, str]:

@@ -24,6 +24,7 @@ from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.scheme import Scheme
 from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, validate_object_meta_update
 from kube_apiserver.storage.cacher.cacher import Cacher
+from kube_apiserver.storage.interface import StoredObject
 
 _NON_SPEC = ("metadata", "status", "apiVersion", "kind")
 
@@ -150,6 +151,15 @@ class CustomResourceStorage(VersionedStorage):
         self._to_served = to_served
         self._to_storage = to_storage
         self._default = lambda obj: apply_defaults(obj, stored_schema)
+        self._same_version = served == stored
+        if self._same_version:
+            self._default = lambda obj: None  # the strategy defaulted it with this very schema
+
+    async def create(self, key: str, obj: dict[str, Any]) -> StoredObject:
+        item = await self.cacher.create(key, self.storage_obj(obj))
+        # In the storage version, what was just written (pruned and defaulted by this schema) is what
+        # a read gives: no copy, no second encoding.
+        return item if self._same_version else self.stored(item)
 
 
 # --- Table ------------------------------------------------------------------------------------------

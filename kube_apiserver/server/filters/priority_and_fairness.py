@@ -82,13 +82,12 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
         if not watch and _long_running_non_watch(info):
             return await app(scope, receive, send)
 
-        fs, pl = controller.match(user, info)
+        fs, pl, flow, hash_value = controller.classify(user, info)
         headers = response_state(scope).headers
         headers.append((HEADER_PRIORITY_LEVEL_UID, pl.uid_bytes))
         headers.append((HEADER_FLOW_SCHEMA_UID, fs.uid_bytes))
         qs = pl.queues
         assert qs is not None
-        flow, hash_value = controller.flow_of(fs, pl, user, info)
         req, reason = qs.start_request(1, hash_value, fs.name, flow)
         if req is None:
             controller.note_idle(pl)
@@ -122,6 +121,7 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
                 await app(scope, receive, send)
         finally:
             qs.finish_request(req)  # no-op if already finished
-            controller.note_idle(pl)
+            if pl.quiescing:
+                controller.note_idle(pl)
 
     return handler

@@ -160,6 +160,10 @@ class PriorityLevelState:
     uid_bytes: bytes = b""  # for the X-Kubernetes-PF-PriorityLevel-UID response header
 
 
+# (FlowSchema, its priority level, flow distinguisher, flow hash)
+Classification = tuple[CompiledFlowSchema, PriorityLevelState, str, int]
+
+
 @dataclass(frozen=True, slots=True)
 class StatusUpdate:
     """A FlowSchema whose Dangling condition is not what it should be."""
@@ -204,16 +208,17 @@ class ConfigController:
         self.priority_levels: dict[str, PriorityLevelState] = {}
         self.nominal_cl_sum = 0
         # classification by the request's attributes, for the current configuration
-        self._matches: dict[tuple[Any, ...], tuple[CompiledFlowSchema, PriorityLevelState]] = {}
+        self._matches: dict[tuple[Any, ...], Classification] = {}
         # set when a digest is due: a config object changed, or a quiescing level went idle
         self.dirty = asyncio.Event()
         self.digest([], [])  # the mandatory configuration, until the objects are read
 
     # --- classification ---
 
-    def match(self, user: UserInfo, info: RequestInfo) -> tuple[CompiledFlowSchema, PriorityLevelState]:
-        """The FlowSchema that takes the request, and its priority level. A user's requests come in few
-        shapes: the answer is remembered by the attributes the rules look at."""
+    def classify(self, user: UserInfo, info: RequestInfo) -> Classification:
+        """The FlowSchema that takes the request, its priority level, and its flow (distinguisher and
+        hash). A user's requests come in few shapes: the answer is remembered by the attributes the rules
+        and the distinguisher look at."""
         if info.is_resource_request:
             key: tuple[Any, ...] = (
                 user.name,
@@ -230,10 +235,11 @@ class ConfigController:
         if found is None:
             if len(self._matches) >= MATCH_CACHE_SIZE:
                 self._matches.clear()
-            found = self._matches[key] = self._match(user, info)
+            fs, pl = self.match(user, info)
+            found = self._matches[key] = (fs, pl, *self.flow_of(fs, pl, user, info))
         return found
 
-    def _match(self, user: UserInfo, info: RequestInfo) -> tuple[CompiledFlowSchema, PriorityLevelState]:
+    def match(self, user: UserInfo, info: RequestInfo) -> tuple[CompiledFlowSchema, PriorityLevelState]:
         catch_all = None
         for fs in self.flow_schemas:
             if fs.matches(user, info):

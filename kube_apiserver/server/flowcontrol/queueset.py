@@ -199,7 +199,7 @@ class QueueSet:
             and self._can_accommodate(seats)
         ):
             # the usual case, no contention: enqueued and dispatched at once, as the only request waiting
-            if not queue.active:
+            if not queue.requests_executing:  # and nothing waits anywhere: the queue was idle
                 queue.next_dispatch_r = self.current_r
                 self.active_queues += 1
             req.queue = queue

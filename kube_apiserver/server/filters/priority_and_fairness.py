@@ -63,6 +63,7 @@ async def _too_many_requests(send: Any, retry_after: int) -> None:
 def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_timeout: float) -> ASGIApp:
     controller = apf.controller
     dropped = apf.dropped
+    estimator = apf.estimator
 
     dispatched = metrics.DISPATCHED
     rejected = metrics.REJECTED
@@ -88,7 +89,8 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
         headers.append((HEADER_FLOW_SCHEMA_UID, fs.uid_bytes))
         qs = pl.queues
         assert qs is not None
-        req, reason = qs.start_request(1, hash_value, fs.name, flow)
+        seats = estimator.seats(info, pl.max_seats) if info.verb == "list" else 1
+        req, reason = qs.start_request(seats, hash_value, fs.name, flow)
         if req is None:
             controller.note_idle(pl)
             return await reject(send, pl.name, fs.name, reason)

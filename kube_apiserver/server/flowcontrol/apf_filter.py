@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -16,6 +17,7 @@ from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.meta import now_rfc3339
 from kube_apiserver.server.flowcontrol.controller import ConfigController, StatusUpdate
 from kube_apiserver.server.flowcontrol.dropped import DroppedRequestsTracker
+from kube_apiserver.server.flowcontrol.work_estimator import WorkEstimator
 from kube_apiserver.storage.cacher.cacher import DELETED
 
 log = logging.getLogger(__name__)
@@ -25,9 +27,17 @@ CONFIG_CONSUMER_FIELD_MANAGER = "api-priority-and-fairness-config-consumer-v1"
 
 
 class PriorityAndFairness:
-    def __init__(self, server_concurrency_limit: int, flow_schemas: Any, priority_levels: Any) -> None:
-        """flow_schemas and priority_levels are the registry Stores of the two resources."""
+    def __init__(
+        self,
+        server_concurrency_limit: int,
+        flow_schemas: Any,
+        priority_levels: Any,
+        count_objects: Callable[[str, str], int] | None = None,
+    ) -> None:
+        """flow_schemas and priority_levels are the registry Stores of the two resources; count_objects
+        (api group, resource) -> the objects stored, for the seats of a LIST."""
         self.controller = ConfigController(server_concurrency_limit, now_rfc3339=now_rfc3339)
+        self.estimator = WorkEstimator(count_objects)
         self.dropped = DroppedRequestsTracker()
         self.fs_store = flow_schemas
         self.pl_store = priority_levels
@@ -128,10 +138,21 @@ def install_priority_and_fairness(
     from kube_apiserver.apis.flowcontrol.bootstrap import GROUP
     from kube_apiserver.server.flowcontrol import debug, metrics
 
+    # a resource's objects, all versions and namespaces: the size of its watch cache
+    caches: dict[tuple[str, str], Any] = {}
+    for (group, _, resource), store in stores.items():
+        storage = store.storage
+        caches.setdefault((group, resource), getattr(storage, "cacher", storage))
+
+    def count_objects(group: str, resource: str) -> int:
+        cache = caches.get((group, resource))
+        return len(cache.objects) if cache is not None else 0
+
     apf = PriorityAndFairness(
         server_concurrency_limit,
         stores[(GROUP, "v1", "flowschemas")],
         stores[(GROUP, "v1", "prioritylevelconfigurations")],
+        count_objects,
     )
     server.add_post_start_hook("priority-and-fairness-filter", apf.start)
     debug.install(root_mux, apf.controller)

@@ -41,6 +41,7 @@ from kube_apiserver.server.flowcontrol.rules import (
     hash_flow_id,
     sort_key,
 )
+from kube_apiserver.server.flowcontrol.work_estimator import max_seats
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +159,7 @@ class PriorityLevelState:
     stats: SeatDemandStats = field(default_factory=SeatDemandStats)
     integrator: Integrator | None = None
     uid_bytes: bytes = b""  # for the X-Kubernetes-PF-PriorityLevel-UID response header
+    max_seats: int = 0  # the most seats one request may take (0: the work estimator's own limit)
 
 
 # (FlowSchema, its priority level, flow distinguisher, flow hash)
@@ -346,6 +348,8 @@ class ConfigController:
                 _round(nominal * spec.borrowing_percent / 100) if spec.borrowing_percent is not None else server_cl
             )
             state.nominal_cl, state.min_cl, state.max_cl = nominal, nominal - lendable, nominal + borrowing
+            queuing = spec.queuing
+            state.max_seats = max_seats(nominal, queuing.hand_size) if queuing.desired_num_queues > 0 else 0
             nominal_sum += nominal
             if state.queues is None:
                 state.current_cl = nominal - lendable // 2

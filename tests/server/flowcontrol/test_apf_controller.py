@@ -21,6 +21,7 @@ from kube_apiserver.server.flowcontrol.conc_alloc import (
 from kube_apiserver.server.flowcontrol.controller import ConfigController
 from kube_apiserver.server.flowcontrol.dropped import DroppedRequestsTracker
 from kube_apiserver.server.flowcontrol.queueset import EXECUTING, WAITING
+from kube_apiserver.server.flowcontrol.work_estimator import WorkEstimator
 
 NOW = "2024-05-01T10:00:00Z"
 
@@ -316,3 +317,34 @@ def test_debug_dumps():
     assert requests[0].startswith("PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue,")
     assert [cell.strip() for cell in requests[1].split(",")[:5]] == ["tiny", "fs", "0", "0", "alice"]
     assert len(debug.dump_queues(c).splitlines()) == 1 + 2
+
+
+def test_list_seats_by_objects_stored():
+    c = ConfigController(600)
+    c.digest(*bootstrap_objects())
+    limits = {name: s.max_seats for name, s in c.priority_levels.items()}
+    # ceil(15% of nominal), at most nominal / handSize; none for levels without queues
+    assert limits == {
+        "exempt": 0,
+        "catch-all": 0,
+        "system": 12,
+        "node-high": 15,
+        "leader-election": 4,
+        "workload-high": 15,
+        "workload-low": 37,
+        "global-default": 8,
+    }
+    counts = {("", "configmaps"): 250, ("", "pods"): 5000, ("apps", "deployments"): 0}
+    estimator = WorkEstimator(lambda group, resource: counts.get((group, resource), 0))
+
+    def seats(verb: str, group: str, resource: str, level: str) -> int:
+        info = RequestInfo(is_resource_request=True, verb=verb, api_group=group, resource=resource)
+        return estimator.seats(info, limits[level])
+
+    assert seats("list", "", "configmaps", "global-default") == 3
+    assert seats("list", "", "pods", "global-default") == 8
+    assert seats("list", "", "pods", "workload-low") == 10  # never more than 10
+    assert seats("list", "", "pods", "catch-all") == 10
+    assert seats("list", "apps", "deployments", "global-default") == 1
+    assert seats("get", "", "pods", "global-default") == 1
+    assert WorkEstimator().seats(RequestInfo(verb="list"), 8) == 1

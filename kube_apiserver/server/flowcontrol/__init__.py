@@ -6,6 +6,8 @@
   conc_alloc.py       sharing the server's seats among levels (borrowing)
   controller.py       the config consumer: digests FlowSchemas and PriorityLevelConfigurations into
                       the state the filter uses, writes the FlowSchemas' Dangling condition
+  apf_filter.py       the running state: the controller fed by watches, the status writer, installation
+  work_estimator.py   the seats a request takes (LISTs by the objects stored)
   ensurer.py          the config producer: creates and reconciles the bootstrap objects
   dropped.py          the Retry-After of rejected requests, per priority level
   metrics.py          apiserver_flowcontrol_* metrics

@@ -1,10 +1,10 @@
 """What API Priority and Fairness costs a request: GET one ConfigMap over keep-alive HTTPS connections
 against two servers started alike, one with --enable-priority-and-fairness (the default) and one with
-=false (the max-in-flight filter instead). Two users:
-the admin (client certificate, system:masters: the exempt level) and a token user bound to the view
-ClusterRole (the global-default level: flow hashing, shuffle sharding, a queue). The servers are measured alternately, several rounds;
-the ratio is APF on / APF off, by requests/s and by requests per server CPU-second (on 2 cores the
-clients share the CPUs with the server, so the second is the steadier figure).
+=false (the max-in-flight filter instead). Two users: the admin (client certificate, system:masters: the
+exempt level) and a token user bound to the view ClusterRole (the global-default level: flow hashing,
+shuffle sharding, a queue). Every round starts a fresh pair of servers, in alternating order; the ratio is
+APF on / APF off, the median over rounds, by requests/s and by requests per server CPU-second (on 2 cores
+the clients share the CPUs with the server, so the second is the steadier figure).
 
 First, in process, the filter alone: the microseconds one pass through the priority-and-fairness filter
 costs with the bootstrap configuration, against the max-in-flight filter, around a no-op handler.
@@ -104,71 +104,91 @@ def main() -> None:
     tokens = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)  # noqa: SIM115 - removed below
     tokens.write(f"{TOKEN},bench-user,bench-uid,bench-group\n")
     tokens.close()
-    common = (f"--token-auth-file={tokens.name}",)
-    servers = {
-        "on": start_server(args=common),
-        "off": start_server(args=(*common, "--enable-priority-and-fairness=false")),
+    modes = {
+        "on": (f"--token-auth-file={tokens.name}",),
+        "off": (f"--token-auth-file={tokens.name}", "--enable-priority-and-fairness=false"),
     }
     path = f"{CM_PATH}/bench-apf"
+
+    def make(pi: int, ti: int, i: int) -> tuple[str, str, bytes | None, int]:
+        return "GET", path, None, 200
+
+    # (user, mode) -> per round (requests/s, requests per server CPU-second)
+    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
     try:
-        for server in servers.values():
-            conn = connect(server.port, server.load_certs().client_context())
-            status, _ = request(conn, "POST", CM_PATH, json.dumps(configmap("bench-apf")).encode(), JSON_HEADERS)
-            assert status == 201, status
-            binding = {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "ClusterRoleBinding",
-                "metadata": {"name": "apf-bench"},
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
-                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bench-user"}],
-            }
-            status, _ = request(conn, "POST", RBAC_PATH, json.dumps(binding).encode(), JSON_HEADERS)
-            assert status == 201, status
-            conn.close()
-
-        def make(pi: int, ti: int, i: int) -> tuple[str, str, bytes | None, int]:
-            return "GET", path, None, 200
-
-        def token_context(ca: str) -> ssl.SSLContext:
-            ctx = ssl.create_default_context(cafile=ca)
-            ctx.check_hostname = False
-            return ctx
-
-        results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for user in ("admin", "token"):
-            # the load workers are forked per run and send JSON_HEADERS: the token goes there
-            if user == "token":
-                JSON_HEADERS["Authorization"] = f"Bearer {TOKEN}"
-            for _ in range(args.rounds):
-                for mode, server in servers.items():
-                    certs = server.load_certs()
-                    factory = certs.client_context if user == "admin" else functools.partial(token_context, certs.ca)
-                    http_load(server.port, factory, make, procs=args.procs, threads=threads, duration=0.3)
-                    cpu0 = cpu_seconds(server.pid)
-                    res = http_load(
-                        server.port, factory, make, procs=args.procs, threads=threads, duration=args.seconds
-                    )
-                    cpu = (cpu_seconds(server.pid) - cpu0) / res.elapsed
-                    if res.errors:
-                        raise SystemExit(f"{mode}/{user}: {res.errors} errors, first {res.first_error}")
-                    results.setdefault((user, mode), []).append((res.rate, res.rate / cpu))
-            JSON_HEADERS.pop("Authorization", None)
+        for round_no in range(args.rounds):
+            # fresh servers every round, started in turn: one process can be a few % faster than another
+            # for reasons of its own (memory layout, hash seeds), which a single pair would read as APF's
+            order = ["on", "off"] if round_no % 2 == 0 else ["off", "on"]
+            servers = {mode: start_server(args=modes[mode]) for mode in order}
+            try:
+                for server in servers.values():
+                    prepare(server, path)
+                for user in ("admin", "token"):
+                    for mode in order:
+                        results.setdefault((user, mode), []).append(
+                            measure(servers[mode], user, make, args.procs, threads, args.seconds)
+                        )
+            finally:
+                for server in servers.values():
+                    server.stop()
     finally:
-        for server in servers.values():
-            server.stop()
         os.remove(tokens.name)
 
     print(f"GET {path}: {args.procs * threads} keep-alive connections, {args.rounds} rounds of {args.seconds:g} s")
     for user, level in (("admin", "exempt"), ("token", "global-default")):
-        on = results[(user, "on")]
-        off = results[(user, "off")]
-        rate_on, rate_off = median([r for r, _ in on]), median([r for r, _ in off])
-        eff_on, eff_off = median([e for _, e in on]), median([e for _, e in off])
+        on, off = results[(user, "on")], results[(user, "off")]
+        rate_ratio = median([a[0] / b[0] for a, b in zip(on, off, strict=True)])
+        cpu_ratio = median([a[1] / b[1] for a, b in zip(on, off, strict=True)])
         print(
-            f"{user} ({level}): APF on {rate_on:,.0f} req/s ({eff_on:,.0f} per server CPU-s), "
-            f"off {rate_off:,.0f} req/s ({eff_off:,.0f} per server CPU-s)"
+            f"{user} ({level}): APF on {median([r for r, _ in on]):,.0f} req/s "
+            f"({median([e for _, e in on]):,.0f} per server CPU-s), off {median([r for r, _ in off]):,.0f} req/s "
+            f"({median([e for _, e in off]):,.0f} per server CPU-s)"
         )
-        print(f"  ratio on/off: {rate_on / rate_off:.3f} by requests/s, {eff_on / eff_off:.3f} by server CPU")
+        print(f"  ratio on/off (median of rounds): {rate_ratio:.3f} by requests/s, {cpu_ratio:.3f} by server CPU")
+
+
+def prepare(server: Any, path: str) -> None:
+    """The ConfigMap to read, and the view role for the token user."""
+    conn = connect(server.port, server.load_certs().client_context())
+    status, _ = request(conn, "POST", CM_PATH, json.dumps(configmap(path.rsplit("/", 1)[1])).encode(), JSON_HEADERS)
+    assert status == 201, status
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "apf-bench"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bench-user"}],
+    }
+    status, _ = request(conn, "POST", RBAC_PATH, json.dumps(binding).encode(), JSON_HEADERS)
+    assert status == 201, status
+    conn.close()
+
+
+def measure(server: Any, user: str, make: Any, procs: int, threads: int, seconds: float) -> tuple[float, float]:
+    certs = server.load_certs()
+    if user == "admin":
+        factory = certs.client_context
+    else:
+        factory = functools.partial(token_context, certs.ca)
+        # the load workers are forked per run and send JSON_HEADERS: the token goes there
+        JSON_HEADERS["Authorization"] = f"Bearer {TOKEN}"
+    try:
+        http_load(server.port, factory, make, procs=procs, threads=threads, duration=0.3)
+        cpu0 = cpu_seconds(server.pid)
+        res = http_load(server.port, factory, make, procs=procs, threads=threads, duration=seconds)
+        cpu = (cpu_seconds(server.pid) - cpu0) / res.elapsed
+    finally:
+        JSON_HEADERS.pop("Authorization", None)
+    if res.errors:
+        raise SystemExit(f"{user}: {res.errors} errors, first {res.first_error}")
+    return res.rate, res.rate / cpu
+
+
+def token_context(ca: str) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(cafile=ca)
+    ctx.check_hostname = False
+    return ctx
 
 
 if __name__ == "__main__":

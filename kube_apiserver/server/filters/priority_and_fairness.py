@@ -16,6 +16,7 @@ A request waits at most a quarter of its deadline (?timeout= or --request-timeou
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -96,7 +97,13 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
             return await reject(send, pl.name, fs.name, reason)
         if req.state == WAITING:
             started = time.monotonic()
-            executed = await qs.wait(req, request_wait_limit(scope, request_timeout, watch))
+            try:
+                executed = await qs.wait(req, request_wait_limit(scope, request_timeout, watch))
+            except asyncio.CancelledError:
+                gave_up = (pl.name, fs.name, "cancelled")
+                rejected[gave_up] = rejected.get(gave_up, 0) + 1
+                controller.note_idle(pl)
+                raise
             metrics.observe_wait(pl.name, fs.name, executed, time.monotonic() - started)
             if not executed:
                 controller.note_idle(pl)

@@ -95,12 +95,24 @@ class TokensController:
             self._enqueue(("sa", str(meta.get("namespace", "")), str(meta.get("name", "")), str(meta.get("uid", ""))))
 
     async def start(self) -> None:
-        listed = await self.secrets.list("", ListOptions())
-        for item in listed.items:
-            self._on_secret(None, item.obj)
         self.task = asyncio.get_running_loop().create_task(self._run())
 
+    async def _list_existing(self) -> None:
+        """The token secrets already stored, retried while secrets cannot be listed (e.g. a value that the
+        configured encryption cannot read): the controller waits, the server does not fail to start."""
+        while True:
+            try:
+                listed = await self.secrets.list("", ListOptions())
+            except errors.StatusError as e:
+                log.warning("listing secrets: %s; retrying", e)
+                await asyncio.sleep(RETRY_DELAY)
+                continue
+            for item in listed.items:
+                self._on_secret(None, item.obj)
+            return
+
     async def _run(self) -> None:
+        await self._list_existing()
         while True:
             item = await self.queue.get()
             self.pending.discard(item)

@@ -7,22 +7,18 @@ process_events blocks while it sends: it runs on the sender threads of a Buffere
 
 from __future__ import annotations
 
-import base64
 import http.client
 import logging
-import os
 import random
 import ssl
-import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-import yaml
 
 from kube_apiserver.audit.backend import Event, handle_plugin_error
+from kube_apiserver.authentication import kubeconfig_client
 from kube_apiserver.version import GIT_VERSION
 
 log = logging.getLogger("kube_apiserver.audit")
@@ -34,10 +30,6 @@ _BACKOFF_FACTOR, _BACKOFF_JITTER, _BACKOFF_STEPS = 1.5, 0.2, 5
 USER_AGENT = f"kube-apiserver/{GIT_VERSION} (linux/amd64) kubernetes/$Format"
 
 
-class WebhookConfigError(ValueError):
-    """The kubeconfig cannot be used (the server exits with "initializing audit webhook: <message>")."""
-
-
 @dataclass
 class WebhookTarget:
     url: str
@@ -45,101 +37,11 @@ class WebhookTarget:
     headers: dict[str, str]
 
 
-def _read(base_dir: str, path: str) -> bytes:
-    full = path if os.path.isabs(path) else os.path.join(base_dir, path)
-    try:
-        with open(full, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise WebhookConfigError(f"open {full}: {(e.strerror or str(e)).lower()}") from None
-
-
-def _data(entry: dict[str, Any], key: str, base_dir: str) -> bytes | None:
-    if entry.get(f"{key}-data"):
-        try:
-            return base64.b64decode(entry[f"{key}-data"])
-        except ValueError:
-            raise WebhookConfigError(f"illegal base64 data in {key}-data") from None
-    if entry.get(key):
-        return _read(base_dir, entry[key])
-    return None
-
-
-def _named(items: Any, name: str, what: str) -> dict[str, Any]:
-    for item in items or []:
-        if isinstance(item, dict) and item.get("name") == name:
-            return item.get(what) or {}
-    raise WebhookConfigError(f'invalid configuration: no {what} "{name}" found')
-
-
 def load_kubeconfig(path: str) -> WebhookTarget:
-    """The current context's cluster and user of a kubeconfig file (clientcmd, as webhook.LoadKubeconfig)."""
-    try:
-        with open(path, "rb") as f:
-            cfg = yaml.safe_load(f) or {}
-    except OSError as e:
-        raise WebhookConfigError(f"stat {path}: {(e.strerror or str(e)).lower()}") from None
-    except yaml.YAMLError as e:
-        raise WebhookConfigError(f'error loading config file "{path}": {e}') from None
-    if not isinstance(cfg, dict):
-        raise WebhookConfigError(f'error loading config file "{path}": not a kubeconfig')
-    base_dir = os.path.dirname(os.path.abspath(path))
-    context_name = cfg.get("current-context") or ""
-    if context_name:
-        context = _named(cfg.get("contexts"), context_name, "context")
-        cluster = _named(cfg.get("clusters"), context.get("cluster", ""), "cluster")
-        user = _named(cfg.get("users"), context["user"], "user") if context.get("user") else {}
-    else:  # no context: the only cluster and user there are
-        clusters, users = cfg.get("clusters") or [], cfg.get("users") or []
-        cluster = (clusters[0].get("cluster") or {}) if clusters else {}
-        user = (users[0].get("user") or {}) if users else {}
-    server = cluster.get("server") or ""
-    if not server:
-        raise WebhookConfigError("invalid configuration: no configuration has been provided")
-    parts = urlsplit(server)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise WebhookConfigError(f'host must be a URL or a host:port pair: "{server}"')
-    headers = {"Content-Type": "application/json", "Accept": "application/json, */*", "User-Agent": USER_AGENT}
-    token = user.get("token") or ""
-    if not token and user.get("tokenFile"):
-        token = _read(base_dir, user["tokenFile"]).decode().strip()
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    elif user.get("username"):
-        creds = f"{user['username']}:{user.get('password', '')}".encode()
-        headers["Authorization"] = "Basic " + base64.b64encode(creds).decode()
-    ctx = None
-    if parts.scheme == "https":
-        ctx = _ssl_context(cluster, user, base_dir)
-    return WebhookTarget(server, ctx, headers)
-
-
-def _ssl_context(cluster: dict[str, Any], user: dict[str, Any], base_dir: str) -> ssl.SSLContext:
-    ctx = ssl.create_default_context()
-    if cluster.get("insecure-skip-tls-verify"):
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    else:
-        ca = _data(cluster, "certificate-authority", base_dir)
-        if ca is not None:
-            ctx = ssl.create_default_context(cadata=ca.decode("ascii", "replace"))
-    cert = _data(user, "client-certificate", base_dir)
-    key = _data(user, "client-key", base_dir)
-    if cert is not None and key is not None:
-        # ssl loads a certificate chain from files only: hand it private temporary ones
-        with tempfile.TemporaryDirectory(prefix="audit-webhook-") as tmp:
-            cert_path, key_path = os.path.join(tmp, "tls.crt"), os.path.join(tmp, "tls.key")
-            for p, data in ((cert_path, cert), (key_path, key)):
-                fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o600)
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-            try:
-                ctx.load_cert_chain(cert_path, key_path)
-            except ssl.SSLError as e:
-                raise WebhookConfigError(f"tls: failed to find any PEM data in certificate input: {e}") from None
-    elif cert is not None or key is not None:
-        raise WebhookConfigError("client-cert-data and client-key-data must both be specified")
-    return ctx
+    """The current context's server and credentials (webhook.LoadKubeconfig), read by the kubeconfig client the
+    authentication and authorization webhooks share. Raises KubeconfigError."""
+    config = kubeconfig_client.load_kubeconfig(path)
+    return WebhookTarget(config.server, config.ssl_context(), {**config.headers(), "User-Agent": USER_AGENT})
 
 
 class WebhookError(Exception):

@@ -18,7 +18,8 @@ from kube_apiserver.audit.backend import (
 )
 from kube_apiserver.audit.log import ALLOWED_FORMATS, FORMAT_JSON, LogBackend, new_writer
 from kube_apiserver.audit.policy import GROUP_VERSION, PolicyError, PolicyRuleEvaluator, load_policy_from_file
-from kube_apiserver.audit.webhook import DEFAULT_INITIAL_BACKOFF, WebhookBackend, WebhookConfigError, load_kubeconfig
+from kube_apiserver.audit.webhook import DEFAULT_INITIAL_BACKOFF, WebhookBackend, load_kubeconfig
+from kube_apiserver.authentication.kubeconfig_client import KubeconfigError
 from kube_apiserver.cmd.flag_types import bool_flag, duration_flag
 
 log = logging.getLogger("kube_apiserver.audit")
@@ -209,7 +210,7 @@ class AuditOptions:
             else:
                 try:
                     target = load_kubeconfig(self.webhook_config_file)
-                except WebhookConfigError as e:
+                except KubeconfigError as e:
                     raise AuditConfigError(f"initializing audit webhook: {e}") from None
                 webhook = WebhookBackend(target, self.webhook_version, self.webhook_initial_backoff)
                 backend = _wrap_webhook_mode(webhook, self.webhook_batch)

@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,6 +204,48 @@ def start_server(data_dir: str | None = None, args: tuple[str, ...] = (), wait: 
             server.stop()
             raise
     return server
+
+
+BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
+
+
+@dataclass
+class BareServer:
+    port: int
+    proc: subprocess.Popen
+
+
+@contextlib.contextmanager
+def bare_server(data_dir: str, body: bytes) -> Iterator[BareServer]:
+    """The ceiling of the HTTP benches: bench/_bare_server.py answering every request with body, on a free
+    port, over the same TLS as the server of data_dir (its certificate and key, client certificates checked
+    against its CA)."""
+    pki = os.path.join(data_dir, "pki")
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        f.write(body)
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            BARE_SERVER,
+            str(port),
+            os.path.join(pki, "apiserver.crt"),
+            os.path.join(pki, "apiserver.key"),
+            os.path.join(pki, "ca.crt"),
+            f.name,
+        ]
+    )
+    try:
+        while not readyz(port, expect=None):
+            if proc.poll() is not None:
+                raise RuntimeError("bare server exited")
+            time.sleep(0.01)
+        yield BareServer(port, proc)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait()
+        os.remove(f.name)
 
 
 class Conn:

@@ -10,26 +10,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
 
 from _common import (
     CM_PATH,
     JSON_HEADERS,
+    bare_server,
     configmap,
     connect,
     cpu_seconds,
-    free_port,
     http_load,
-    readyz,
     request,
     start_server,
 )
-
-BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
 
 
 def main() -> None:
@@ -44,7 +36,6 @@ def main() -> None:
     threads = max(1, args.clients // args.procs)
 
     server = start_server()
-    bare = None
     try:
         certs = server.load_certs()
         conn = connect(server.port, certs.client_context())
@@ -59,34 +50,13 @@ def main() -> None:
             return "GET", path, None, 200
 
         # the ceiling: same bytes, same TLS, same clients
-        pki = os.path.join(server.data_dir, "pki")
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-            f.write(body)
-        bare_port = free_port()
-        bare = subprocess.Popen(
-            [
-                sys.executable,
-                BARE_SERVER,
-                str(bare_port),
-                os.path.join(pki, "apiserver.crt"),
-                os.path.join(pki, "apiserver.key"),
-                os.path.join(pki, "ca.crt"),
-                f.name,
-            ]
-        )
-        while not readyz(bare_port, expect=None):
-            if bare.poll() is not None:
-                raise RuntimeError("bare server exited")
-            time.sleep(0.01)
-        http_load(bare_port, certs.client_context, make, procs=args.procs, threads=threads, duration=0.5)
-        cpu0 = cpu_seconds(bare.pid)
-        ceiling = http_load(
-            bare_port, certs.client_context, make, procs=args.procs, threads=threads, duration=args.seconds
-        )
-        bare_cpu = (cpu_seconds(bare.pid) - cpu0) / ceiling.elapsed
-        bare.terminate()
-        bare.wait()
-        os.remove(f.name)
+        with bare_server(server.data_dir, body) as bare:
+            http_load(bare.port, certs.client_context, make, procs=args.procs, threads=threads, duration=0.5)
+            cpu0 = cpu_seconds(bare.proc.pid)
+            ceiling = http_load(
+                bare.port, certs.client_context, make, procs=args.procs, threads=threads, duration=args.seconds
+            )
+            bare_cpu = (cpu_seconds(bare.proc.pid) - cpu0) / ceiling.elapsed
 
         http_load(server.port, certs.client_context, make, procs=args.procs, threads=threads, duration=0.5)
         cpu0 = cpu_seconds(server.pid)
@@ -95,8 +65,6 @@ def main() -> None:
         )
         server_cpu = (cpu_seconds(server.pid) - cpu0) / res.elapsed
     finally:
-        if bare is not None and bare.poll() is None:
-            bare.kill()
         server.stop()
 
     print(f"response: {len(body)} bytes; {args.procs * threads} keep-alive connections from {args.procs} processes")

@@ -10,16 +10,11 @@ alone), so one can see how much of the request is serving and how much is moving
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
 import orjson
-from _common import CM_PATH, connect, create_objects, free_port, median, readyz, request, rss_mib, start_server
+from _common import CM_PATH, bare_server, connect, create_objects, median, request, rss_mib, start_server
 
-BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
 HEADERS = {"Accept": "application/json"}
 
 
@@ -47,7 +42,6 @@ def main() -> None:
         args.objects, args.repeat = 2_000, 3
 
     server = start_server()
-    bare = None
     try:
         certs = server.load_certs()
         t0 = time.monotonic()
@@ -72,32 +66,10 @@ def main() -> None:
             dumps.append(time.perf_counter() - t0)
 
         # reference: the same bytes through a bare server on the same TLS
-        pki = os.path.join(server.data_dir, "pki")
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-            f.write(body)
-        bare_port = free_port()
-        bare = subprocess.Popen(
-            [
-                sys.executable,
-                BARE_SERVER,
-                str(bare_port),
-                os.path.join(pki, "apiserver.crt"),
-                os.path.join(pki, "apiserver.key"),
-                os.path.join(pki, "ca.crt"),
-                f.name,
-            ]
-        )
-        while not readyz(bare_port, expect=None):
-            if bare.poll() is not None:
-                raise RuntimeError("bare server exited")
-            time.sleep(0.01)
-        bare_times, _ = time_get(bare_port, ctx, "/", args.repeat)
-        os.remove(f.name)
+        with bare_server(server.data_dir, body) as bare:
+            bare_times, _ = time_get(bare.port, ctx, "/", args.repeat)
         rss = rss_mib(server.pid)
     finally:
-        if bare is not None:
-            bare.kill()
-            bare.wait()
         server.stop()
 
     t, d, b = median(times), median(dumps), median(bare_times)

@@ -9,15 +9,10 @@ Target: <= 5 ms per request (p50) after the first, for each document.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
-import tempfile
 import time
 
-from _common import LoadResult, connect, free_port, http_load, pct, readyz, request, start_server
+from _common import LoadResult, bare_server, connect, http_load, pct, request, start_server
 
-BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
 DOCUMENTS = ("/openapi/v2", "/openapi/v3/apis/apps/v1")
 
 
@@ -31,31 +26,9 @@ def sequential(port: int, ctx_factory, path: str, seconds: float) -> LoadResult:
     return http_load(port, ctx_factory, make, procs=1, threads=1, duration=seconds)
 
 
-def bare_result(pki: str, body: bytes, ctx_factory, seconds: float) -> LoadResult:  # noqa: ANN001
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        f.write(body)
-    port = free_port()
-    bare = subprocess.Popen(
-        [
-            sys.executable,
-            BARE_SERVER,
-            str(port),
-            os.path.join(pki, "apiserver.crt"),
-            os.path.join(pki, "apiserver.key"),
-            os.path.join(pki, "ca.crt"),
-            f.name,
-        ]
-    )
-    try:
-        while not readyz(port, expect=None):
-            if bare.poll() is not None:
-                raise RuntimeError("bare server exited")
-            time.sleep(0.01)
-        return sequential(port, ctx_factory, "/any", seconds)
-    finally:
-        bare.terminate()
-        bare.wait()
-        os.remove(f.name)
+def bare_result(data_dir: str, body: bytes, ctx_factory, seconds: float) -> LoadResult:  # noqa: ANN001
+    with bare_server(data_dir, body) as bare:
+        return sequential(bare.port, ctx_factory, "/any", seconds)
 
 
 def main() -> None:
@@ -70,7 +43,6 @@ def main() -> None:
     rows = []
     try:
         certs = server.load_certs()
-        pki = os.path.join(server.data_dir, "pki")
         for path in DOCUMENTS:
             conn = connect(server.port, certs.client_context())
             t0 = time.perf_counter()
@@ -79,7 +51,7 @@ def main() -> None:
             conn.close()
             assert status == 200, (path, status, body[:300])
             res = sequential(server.port, certs.client_context, path, args.seconds)
-            ceiling = bare_result(pki, body, certs.client_context, args.seconds)
+            ceiling = bare_result(server.data_dir, body, certs.client_context, args.seconds)
             rows.append((path, len(body), first, res, ceiling))
     finally:
         server.stop()

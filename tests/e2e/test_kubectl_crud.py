@@ -635,3 +635,27 @@ def test_managed_fields(server, ns):
     # Hidden by default.
     plain = json.loads(server.kubectl("-n", ns, "get", "cm", "mf", "-o", "json").stdout)
     assert "managedFields" not in plain["metadata"]
+
+
+def test_list_larger_than_one_write_piece(server, ns, core_v1):
+    """A JSON list is written in pieces of LIST_PIECE_BYTES (256 KiB): a list of ~700 KiB crosses several,
+    and kubectl, the Python client and a raw GET all read one whole, valid document of the right length."""
+    payload = "p" * (24 << 10)
+    for i in range(30):
+        r = server.request(
+            "POST",
+            f"/api/v1/namespaces/{ns}/configmaps",
+            json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"big-{i:02}"}, "data": {"v": payload}},
+        )
+        assert r.status_code == 201, r.text
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/json"})
+    assert r.status_code == 200 and int(r.headers["Content-Length"]) == len(r.content) > 700_000
+    listed = r.json()
+    assert [i["metadata"]["name"] for i in listed["items"] if i["metadata"]["name"].startswith("big-")] == [
+        f"big-{i:02}" for i in range(30)
+    ]
+    assert listed["kind"] == "ConfigMapList" and listed["metadata"]["resourceVersion"]
+    out = json.loads(server.kubectl("-n", ns, "get", "configmaps", "-o", "json").stdout)
+    assert sum(1 for i in out["items"] if i["data"].get("v") == payload) == 30
+    items = core_v1.list_namespaced_config_map(ns).items
+    assert sum(1 for i in items if (i.data or {}).get("v") == payload) == 30

@@ -37,19 +37,8 @@ def micro_time(t: float) -> str:
 
 
 def user_info(user: Any) -> dict[str, Any]:
-    """authentication/v1 UserInfo: every field omitted when empty, extra keys sorted as Go maps marshal."""
-    out: dict[str, Any] = {}
-    if user is None:
-        return out
-    if user.name:
-        out["username"] = user.name
-    if user.uid:
-        out["uid"] = user.uid
-    if user.groups:
-        out["groups"] = list(user.groups)
-    if user.extra:
-        out["extra"] = {k: list(user.extra[k]) for k in sorted(user.extra)}
-    return out
+    """authentication/v1 UserInfo of the event's user ({} before authentication)."""
+    return {} if user is None else user.to_api()
 
 
 def source_ips(scope: dict[str, Any]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 ANONYMOUS = "system:anonymous"
 ALL_AUTHENTICATED = "system:authenticated"
@@ -22,3 +23,17 @@ class UserInfo:
         if ALL_AUTHENTICATED in self.groups or self.name == ANONYMOUS:
             return self
         return UserInfo(self.name, self.uid, (*self.groups, ALL_AUTHENTICATED), self.extra)
+
+    def to_api(self) -> dict[str, Any]:
+        """authentication.k8s.io/v1 UserInfo, as reviews and audit events carry it: every field omitted when
+        empty, extra keys sorted as Go marshals a map."""
+        out: dict[str, Any] = {}
+        if self.name:
+            out["username"] = self.name
+        if self.uid:
+            out["uid"] = self.uid
+        if self.groups:
+            out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {k: list(self.extra[k]) for k in sorted(self.extra)}
+        return out

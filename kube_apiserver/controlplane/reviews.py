@@ -19,22 +19,10 @@ from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.errors import StatusCause
 
 
-def _user_info(scope: RequestScope) -> dict[str, Any]:
-    user = scope.req.scope["k8s.user"]
-    info: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {k: list(v) for k, v in user.extra.items()}
-    return info
-
-
 async def self_subject_review(scope: RequestScope) -> None:
     obj = await decode_object(scope)
     obj.setdefault("metadata", {})["creationTimestamp"] = None
-    obj["status"] = {"userInfo": _user_info(scope)}
+    obj["status"] = {"userInfo": scope.req.scope["k8s.user"].to_api()}
     await send_bytes(scope.req.send, 201, orjson.dumps(obj))
 
 

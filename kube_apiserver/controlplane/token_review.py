@@ -83,15 +83,7 @@ class TokenReviewREST:
             # the loopback authenticator's failure, then the token authenticators' (or the bearer token
             # authenticator's default)
             return {"user": {}, "error": aggregate_error([INVALID_BEARER_TOKEN, *(errs or [INVALID_BEARER_TOKEN])])}
-        user = resp.user.with_authenticated_group()
-        info: dict[str, Any] = {"username": user.name}
-        if user.uid:
-            info["uid"] = user.uid
-        if user.groups:
-            info["groups"] = list(user.groups)
-        if user.extra:
-            info["extra"] = {k: list(v) for k, v in user.extra.items()}
-        status: dict[str, Any] = {"authenticated": True, "user": info}
+        status: dict[str, Any] = {"authenticated": True, "user": resp.user.with_authenticated_group().to_api()}
         if resp.audiences:
             status["audiences"] = list(resp.audiences)
         return status

@@ -13,6 +13,7 @@ import yaml
 from kube_apiserver.runtime.errors import GoRepr, StatusCause, field_invalid, field_not_supported, field_required
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.meta import is_dns1123_subdomain
+from kube_apiserver.runtime.strategicpatch.gojson import json_kind
 
 log = logging.getLogger("kube_apiserver.audit")
 
@@ -89,50 +90,38 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _DecodeError(f"json: cannot unmarshal {_json_type(value)} into Go struct field {where} of type []string")
+        raise _DecodeError(f"json: cannot unmarshal {json_kind(value)} into Go struct field {where} of type []string")
     return tuple(value)
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def _decode_rule(raw: Any, unknown: list[str], i: int) -> PolicyRule:
     where = "Policy.rules"
     if not isinstance(raw, dict):
         raise _DecodeError(
-            f"json: cannot unmarshal {_json_type(raw)} into Go struct field {where} of type v1.PolicyRule"
+            f"json: cannot unmarshal {json_kind(raw)} into Go struct field {where} of type v1.PolicyRule"
         )
     unknown.extend(f'unknown field "rules[{i}].{k}"' for k in raw if k not in _RULE_FIELDS)
     level = raw.get("level") or ""
     if not isinstance(level, str):
         raise _DecodeError(
-            f"json: cannot unmarshal {_json_type(level)} into Go struct field {where}.level of type v1.Level"
+            f"json: cannot unmarshal {json_kind(level)} into Go struct field {where}.level of type v1.Level"
         )
     resources = []
     raw_resources = raw.get("resources") or []
     if not isinstance(raw_resources, list):
         raise _DecodeError(
-            f"json: cannot unmarshal {_json_type(raw_resources)} into Go struct field {where}.resources of type []v1.GroupResources"
+            f"json: cannot unmarshal {json_kind(raw_resources)} into Go struct field {where}.resources of type []v1.GroupResources"
         )
     for j, gr in enumerate(raw_resources):
         if not isinstance(gr, dict):
             raise _DecodeError(
-                f"json: cannot unmarshal {_json_type(gr)} into Go struct field {where}.resources of type v1.GroupResources"
+                f"json: cannot unmarshal {json_kind(gr)} into Go struct field {where}.resources of type v1.GroupResources"
             )
         unknown.extend(f'unknown field "rules[{i}].resources[{j}].{k}"' for k in gr if k not in _GROUP_RESOURCES_FIELDS)
         group = gr.get("group") or ""
         if not isinstance(group, str):
             raise _DecodeError(
-                f"json: cannot unmarshal {_json_type(group)} into Go struct field {where}.resources.group of type string"
+                f"json: cannot unmarshal {json_kind(group)} into Go struct field {where}.resources.group of type string"
             )
         resources.append(
             GroupResources(
@@ -144,7 +133,7 @@ def _decode_rule(raw: Any, unknown: list[str], i: int) -> PolicyRule:
     omit_managed = raw.get("omitManagedFields")
     if omit_managed is not None and not isinstance(omit_managed, bool):
         raise _DecodeError(
-            f"json: cannot unmarshal {_json_type(omit_managed)} into Go struct field {where}.omitManagedFields of type bool"
+            f"json: cannot unmarshal {json_kind(omit_managed)} into Go struct field {where}.omitManagedFields of type bool"
         )
     return PolicyRule(
         level=level,
@@ -186,14 +175,14 @@ def load_policy_from_bytes(data: bytes) -> Policy:
         raw_rules = doc.get("rules") or []
         if not isinstance(raw_rules, list):
             raise _DecodeError(
-                f"json: cannot unmarshal {_json_type(raw_rules)} into Go struct field Policy.rules of type []v1.PolicyRule"
+                f"json: cannot unmarshal {json_kind(raw_rules)} into Go struct field Policy.rules of type []v1.PolicyRule"
             )
         rules = tuple(_decode_rule(r, unknown, i) for i, r in enumerate(raw_rules))
         omit_stages = _strings(doc.get("omitStages"), "Policy.omitStages")
         omit_managed = doc.get("omitManagedFields", False)
         if not isinstance(omit_managed, bool):
             raise _DecodeError(
-                f"json: cannot unmarshal {_json_type(omit_managed)} into Go struct field Policy.omitManagedFields of type bool"
+                f"json: cannot unmarshal {json_kind(omit_managed)} into Go struct field Policy.omitManagedFields of type bool"
             )
     except _DecodeError as e:
         raise PolicyError(f"failed decoding: {e}") from None

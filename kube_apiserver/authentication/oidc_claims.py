@@ -12,6 +12,7 @@ import datetime
 from typing import Any
 
 from kube_apiserver.authentication.user import UserInfo
+from kube_apiserver.runtime.strategicpatch.gojson import json_kind
 
 NBF_LEEWAY = 60.0
 
@@ -87,20 +88,8 @@ def _string_claim(claims: dict[str, Any], name: str) -> str:
     if value is None:
         return ""  # JSON null into a Go string leaves it empty
     if not isinstance(value, str):
-        raise OIDCError(f"json: cannot unmarshal {_json_type(value)} into Go value of type string")
+        raise OIDCError(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
     return value
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
 
 
 def _string_or_array(value: Any) -> list[str]:
@@ -111,7 +100,7 @@ def _string_or_array(value: Any) -> list[str]:
         return [value]
     if isinstance(value, list) and all(v is None or isinstance(v, str) for v in value):
         return [v or "" for v in value]
-    raise OIDCError(f"json: cannot unmarshal {_json_type(value)} into Go value of type string")
+    raise OIDCError(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
 
 
 def username_from_claims(claims: dict[str, Any], claim: str, prefix: str) -> str:
@@ -124,7 +113,7 @@ def username_from_claims(claims: dict[str, Any], claim: str, prefix: str) -> str
         verified = claims["email_verified"]
         if verified is not None and not isinstance(verified, bool):
             raise OIDCError(
-                f"oidc: parse 'email_verified' claim: json: cannot unmarshal {_json_type(verified)} into Go value of type bool"
+                f"oidc: parse 'email_verified' claim: json: cannot unmarshal {json_kind(verified)} into Go value of type bool"
             )
         if not verified:
             raise OIDCError("oidc: email not verified")

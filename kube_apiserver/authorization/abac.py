@@ -16,6 +16,7 @@ import orjson
 
 from kube_apiserver.authentication.user import ALL_AUTHENTICATED, UserInfo
 from kube_apiserver.authorization.authorizer import ALLOW, NO_OPINION, Attributes
+from kube_apiserver.runtime.strategicpatch.gojson import json_kind
 
 log = logging.getLogger(__name__)
 GROUP_VERSION = "abac.authorization.kubernetes.io/v1beta1"
@@ -58,20 +59,10 @@ def _typed(obj: dict[str, Any], where: str) -> dict[str, Any]:
         if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
             expected = "bool" if kind is bool else "string"
             raise ValueError(
-                f"json: cannot unmarshal {_json_kind(value)} into Go struct field {where}{key} of type {expected}"
+                f"json: cannot unmarshal {json_kind(value)} into Go struct field {where}{key} of type {expected}"
             )
         out[key] = value
     return out
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _from_v1beta1(spec: dict[str, Any]) -> Policy:

@@ -27,6 +27,7 @@ from kube_apiserver.apiextensions.conversion.converter import (
 )
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.strategicpatch.gojson import json_kind
 from kube_apiserver.runtime.validation.metav1 import validate_annotations, validate_labels
 
 REVIEW_GROUP = "apiextensions.k8s.io"
@@ -67,22 +68,10 @@ def decode_review(body: bytes) -> dict[str, Any]:
     if not isinstance(review, dict):
         raise ConversionResponseError(
             "couldn't get version/kind; json parse error: json: cannot unmarshal "
-            f"{_json_kind(review)} into Go value of type struct {{ APIVersion string "
+            f"{json_kind(review)} into Go value of type struct {{ APIVersion string "
             '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
         )
     return review
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if value is None:
-        return "null"
-    return "number"
 
 
 def get_converted_objects_from_response(expected_uid: str, review_version: str, review: dict[str, Any]) -> list[Any]:

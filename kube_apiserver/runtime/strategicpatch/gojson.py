@@ -36,7 +36,9 @@ def loads(data: bytes) -> Any:
 
 
 def json_kind(value: Any) -> str:
-    """What Go's UnmarshalTypeError calls a JSON value."""
+    """What Go's UnmarshalTypeError calls a JSON value (shared by every decoder that words Go's errors)."""
+    if value is None:
+        return "null"
     if isinstance(value, dict):
         return "object"
     if isinstance(value, list):

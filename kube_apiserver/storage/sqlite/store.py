@@ -56,6 +56,15 @@ log = logging.getLogger(__name__)
 _TYPE_CREATE, _TYPE_UPDATE, _TYPE_DELETE = 0, 1, 2
 _EVENT_TYPES = {_TYPE_CREATE: ADDED, _TYPE_UPDATE: MODIFIED, _TYPE_DELETE: DELETED}
 _MAX_BATCH = 2000
+# Rows per multi-row statement: 4 parameters each stays under SQLite's oldest limit of 999.
+_ROWS_PER_STATEMENT = 128
+_UPSERT_KV = (
+    "INSERT INTO kv VALUES {} ON CONFLICT(key) DO UPDATE SET "
+    "value = excluded.value, create_rev = excluded.create_rev, mod_rev = excluded.mod_rev",
+    "(?, ?, ?, ?)",
+)
+_DELETE_KV = ("DELETE FROM kv WHERE key IN ({})", "?")
+_INSERT_HISTORY = ("INSERT INTO history VALUES {}", "(?, ?, ?, ?)")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL,
@@ -113,7 +122,8 @@ class SQLiteStorage:
     # --- lifecycle ---
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        # The writer's multi-row statements come in one text per row count: room for all of them.
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False, cached_statements=512)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self._synchronous}")
         conn.execute("PRAGMA busy_timeout=10000")
@@ -175,26 +185,40 @@ class SQLiteStorage:
         conn.close()
 
     def _commit(self, conn: sqlite3.Connection, batch: list[_Op]) -> None:
+        # Everything a batch decides (preconditions, revisions, encoded values) is done first in Python;
+        # then a few multi-row statements write it. Each statement releases and retakes the GIL around
+        # sqlite3_step, and with the event loop busy every retake waits, so statements per batch, not
+        # per operation, is what keeps the writer from stalling behind the request handlers.
         results: list[Any] = []
         events: list[Event] = []
         rev = self._rev
         compact_to = 0
         pending: dict[str, tuple[int, int] | None] = {}  # key index changes, kept only if COMMIT succeeds
+        latest: dict[str, bytes] = {}  # key → the stored value of its last write in this batch
+        history: list[tuple[int, str, int, bytes]] = []
+        for op in batch:
+            if op.kind == "compact":
+                compact_to = max(compact_to, op.expected_rev)
+                results.append(None)
+                continue
+            try:
+                event, kind, stored = self._apply(op, rev + 1, pending)
+            except StorageError as e:
+                results.append(e)
+                continue
+            rev += 1
+            history.append((rev, op.key, kind, stored))
+            if kind != _TYPE_DELETE:
+                latest[op.key] = stored
+            events.append(event)
+            results.append(event.object)
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for op in batch:
-                if op.kind == "compact":
-                    compact_to = max(compact_to, op.expected_rev)
-                    results.append(None)
-                    continue
-                try:
-                    event = self._apply(conn, op, rev + 1, pending)
-                except StorageError as e:
-                    results.append(e)
-                    continue
-                rev += 1
-                events.append(event)
-                results.append(event.object)
+            upserts = [(k, latest[k], *entry) for k, entry in pending.items() if entry is not None]
+            _write_rows(conn, _UPSERT_KV, upserts)
+            deleted = [(k,) for k, entry in pending.items() if entry is None]
+            _write_rows(conn, _DELETE_KV, deleted)
+            _write_rows(conn, _INSERT_HISTORY, history)
             if compact_to > self._compact_rev:
                 self._compact(conn, min(compact_to, rev))
             if rev != self._rev:
@@ -219,37 +243,28 @@ class SQLiteStorage:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(self._deliver, batch, results, events, rev)
 
-    def _apply(self, conn: sqlite3.Connection, op: _Op, rev: int, pending: dict[str, tuple[int, int] | None]) -> Event:
+    def _apply(self, op: _Op, rev: int, pending: dict[str, tuple[int, int] | None]) -> tuple[Event, int, bytes]:
+        """Check op against the key index, give it revision rev and encode it: the event, the history
+        type and the value to store. pending records the key's new index entry."""
         row = pending[op.key] if op.key in pending else self._keys.get(op.key)
         obj = op.obj
         assert obj is not None
         if op.kind == "create":
             if row is not None:
                 raise KeyExistsError(op.key)
-            _set_revision(obj, rev)
-            raw = _encode(op.key, obj)
-            stored = self._transformer_for(op.key).to_storage(raw, op.key)
-            conn.execute("INSERT INTO kv VALUES (?, ?, ?, ?)", (op.key, stored, rev, rev))
-            pending[op.key] = (rev, rev)
+            entry: tuple[int, int] | None = (rev, rev)
             kind = _TYPE_CREATE
         else:
             if row is None:
                 raise KeyNotFoundError(op.key)
             if row[1] != op.expected_rev:
                 raise ResourceVersionConflictError(op.key, revision=row[1])
-            _set_revision(obj, rev)
-            raw = _encode(op.key, obj)
-            stored = self._transformer_for(op.key).to_storage(raw, op.key)
-            if op.kind == "update":
-                conn.execute("UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?", (stored, rev, op.key))
-                pending[op.key] = (row[0], rev)
-                kind = _TYPE_UPDATE
-            else:
-                conn.execute("DELETE FROM kv WHERE key = ?", (op.key,))
-                pending[op.key] = None
-                kind = _TYPE_DELETE
-        conn.execute("INSERT INTO history VALUES (?, ?, ?, ?)", (rev, op.key, kind, stored))
-        return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev)
+            entry, kind = ((row[0], rev), _TYPE_UPDATE) if op.kind == "update" else (None, _TYPE_DELETE)
+        _set_revision(obj, rev)
+        raw = _encode(op.key, obj)
+        stored = self._transformer_for(op.key).to_storage(raw, op.key)
+        pending[op.key] = entry
+        return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev), kind, stored
 
     def _compact(self, conn: sqlite3.Connection, target: int) -> None:
         # Like etcd: drop every version older than target except the newest one of each live key.
@@ -490,6 +505,15 @@ class SQLiteStorage:
             raw = self._transformer_for(k).from_storage(v, k)  # history: staleness is the kv value's
             events.append(Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(raw), raw, r, k), r))
         return WatchBatch(events, cur_rev)
+
+
+def _write_rows(conn: sqlite3.Connection, statement: tuple[str, str], rows: list[tuple[Any, ...]]) -> None:
+    """Run statement (a template and its per-row placeholder) over rows, many rows per statement."""
+    template, placeholder = statement
+    for i in range(0, len(rows), _ROWS_PER_STATEMENT):
+        chunk = rows[i : i + _ROWS_PER_STATEMENT]
+        sql = template.format(", ".join([placeholder] * len(chunk)))
+        conn.execute(sql, [value for row in chunk for value in row])
 
 
 def _encode(key: str, obj: dict[str, Any]) -> bytes:

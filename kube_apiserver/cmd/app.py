@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -193,6 +194,7 @@ async def run(opts: Options) -> None:
     compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
     reloader = asyncio.create_task(opts.encryption.run_reloader())
     cert_reloader = asyncio.create_task(server.reload_certificates())
+    _settle_gc()
     log.warning(
         "Serving securely on %s:%d (started in %.2fs); kubeconfig: %s",
         opts.bind_address,
@@ -212,6 +214,22 @@ async def run(opts: Options) -> None:
         await storage.close()
         if audit_backend is not None:  # after the last request: flush what is buffered
             await asyncio.to_thread(audit_backend.shutdown)
+
+
+# The cyclic collector's generation thresholds while serving (CPython's defaults are 700, 10, 10). Each
+# request allocates a few hundred tracked objects, so the defaults ran a young collection every request
+# or two and a full one over the whole watch cache every ~100: measured on bench/create_configmaps.py
+# with 32 clients, p99 went from 61-105 ms to 24-29 ms. Cycles are rare here (refcounting frees nearly
+# everything), so collecting less often costs little memory.
+_SERVING_GC_THRESHOLDS = (10_000, 20, 20)
+
+
+def _settle_gc() -> None:
+    """Once ready: move what startup built (registries, schemas, bootstrap objects) out of the
+    collector's sight for good, and collect less often from then on."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*_SERVING_GC_THRESHOLDS)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import threading
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -89,9 +90,37 @@ def parse_rfc3339(value: str) -> float:
         return time.time()
 
 
+class _RandomPool:
+    """Kernel randomness fetched 4 KiB at a time. os.urandom releases the GIL around getrandom(2), and
+    under load each release hands the GIL to the storage threads and costs the event loop a wait for it
+    back (a mean of ~29 µs per call was measured, against 0.4 µs when idle); two calls per create
+    (the Audit-ID and the uid) made that a tenth of the loop's time. Same randomness, one call per
+    256 UIDs. Not for secrets: a fork would share the pool."""
+
+    __slots__ = ("_buf", "_pos", "_lock")
+
+    _SIZE = 4096
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._pos = self._SIZE
+        self._lock = threading.Lock()  # two threads must never take the same 16 bytes
+
+    def take16(self) -> bytes:
+        with self._lock:
+            pos = self._pos
+            if pos >= len(self._buf):
+                self._buf, pos = os.urandom(self._SIZE), 0
+            self._pos = pos + 16
+            return self._buf[pos : pos + 16]
+
+
+_UID_RANDOM = _RandomPool()
+
+
 def new_uid() -> str:
     """A random (version 4) UUID, as str(uuid.uuid4()) without building a UUID object."""
-    b = bytearray(os.urandom(16))
+    b = bytearray(_UID_RANDOM.take16())
     b[6] = (b[6] & 0x0F) | 0x40
     b[8] = (b[8] & 0x3F) | 0x80
     h = b.hex()

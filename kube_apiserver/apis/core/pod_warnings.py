@@ -44,79 +44,115 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
 def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> list[str]:
     """prefix is "" for a pod, "spec.template." for a workload's template, and so on."""
+    # Runs on every write of a pod or workload, which nearly always has nothing to warn about: each
+    # check first looks for what could warn, and field paths are spelled only for a warning.
     spec, meta = _dict(spec), _dict(meta)
     annotations = _dict(meta.get("annotations"))
     out: list[str] = []
-    for key in _dict(spec.get("nodeSelector")):
-        if key in _DEPRECATED_NODE_LABELS:
-            out.append(f"{prefix}spec.nodeSelector[{key}]: {_DEPRECATED_NODE_LABELS[key]}")
-    for i, t in enumerate(_dicts(spec.get("topologySpreadConstraints"))):
-        key = t.get("topologyKey")
-        if key in _DEPRECATED_NODE_LABELS:
-            out.append(
-                f"{prefix}spec.topologySpreadConstraints[{i}].topologyKey: {key} is {_DEPRECATED_NODE_LABELS[key]}"
-            )
-        if t.get("labelSelector") is None:
-            out.append(
-                f"{prefix}spec.topologySpreadConstraints[{i}].labelSelector: a null labelSelector results in matching no pod"
-            )
-    for key, message in _DEPRECATED_ANNOTATIONS.items():
-        if key in annotations:
-            out.append(f"{prefix}metadata.annotations[{key}]: {message}")
-    for i, volume in enumerate(_dicts(spec.get("volumes"))):
-        if volume.keys().isdisjoint(_DEPRECATED_VOLUME_PLUGINS):
-            continue
-        for plugin, message in _DEPRECATED_VOLUMES:
-            if volume.get(plugin) is not None:
-                out.append(f"{prefix}spec.volumes[{i}].{plugin}: {message}")
-    out.extend(_duplicates(spec.get("hostAliases"), "ip", f"{prefix}spec.hostAliases", "duplicate ip"))
-    out.extend(_duplicates(spec.get("imagePullSecrets"), "name", f"{prefix}spec.imagePullSecrets", "duplicate name"))
-    for i, secret in enumerate(_dicts(spec.get("imagePullSecrets"))):
-        if not secret.get("name"):
-            out.append(f'{prefix}spec.imagePullSecrets[{i}].name: invalid empty name ""')
-    overhead = _dict(spec.get("overhead"))
-    for resource in _BYTE_RESOURCES:
-        if overhead.get(resource) is not None:
-            out.extend(_fractional(overhead, resource, f"{prefix}spec.overhead"))
-    security = _dict(spec.get("securityContext"))
-    if not security.get("seccompProfile") and _SECCOMP_POD_ANNOTATION in annotations:
+    node_selector = spec.get("nodeSelector")
+    if isinstance(node_selector, dict):
+        for key in node_selector:
+            if key in _DEPRECATED_NODE_LABELS:
+                out.append(f"{prefix}spec.nodeSelector[{key}]: {_DEPRECATED_NODE_LABELS[key]}")
+    constraints = spec.get("topologySpreadConstraints")
+    if constraints:
+        for i, t in enumerate(_dicts(constraints)):
+            key = t.get("topologyKey")
+            if key in _DEPRECATED_NODE_LABELS:
+                out.append(
+                    f"{prefix}spec.topologySpreadConstraints[{i}].topologyKey: {key} is {_DEPRECATED_NODE_LABELS[key]}"
+                )
+            if t.get("labelSelector") is None:
+                out.append(
+                    f"{prefix}spec.topologySpreadConstraints[{i}].labelSelector: a null labelSelector results in matching no pod"
+                )
+    if annotations:
+        for key, message in _DEPRECATED_ANNOTATIONS.items():
+            if key in annotations:
+                out.append(f"{prefix}metadata.annotations[{key}]: {message}")
+    volumes = spec.get("volumes")
+    if volumes:
+        # (indexes count the object elements only, here and below)
+        for i, volume in enumerate(_dicts(volumes)):
+            if volume.keys().isdisjoint(_DEPRECATED_VOLUME_PLUGINS):
+                continue
+            for plugin, message in _DEPRECATED_VOLUMES:
+                if volume.get(plugin) is not None:
+                    out.append(f"{prefix}spec.volumes[{i}].{plugin}: {message}")
+    host_aliases = spec.get("hostAliases")
+    if host_aliases:
+        out.extend(_duplicates(host_aliases, "ip", prefix, "hostAliases", "duplicate ip"))
+    pull_secrets = spec.get("imagePullSecrets")
+    if pull_secrets:
+        out.extend(_duplicates(pull_secrets, "name", prefix, "imagePullSecrets", "duplicate name"))
+        for i, secret in enumerate(_dicts(pull_secrets)):
+            if not secret.get("name"):
+                out.append(f'{prefix}spec.imagePullSecrets[{i}].name: invalid empty name ""')
+    overhead = spec.get("overhead")
+    if isinstance(overhead, dict) and overhead:
+        for resource in _BYTE_RESOURCES:
+            value = overhead.get(resource)
+            if value is not None and _fractional(value):
+                out.append(_fractional_text(f"{prefix}spec.overhead", resource, value))
+    if _SECCOMP_POD_ANNOTATION in annotations and not _dict(spec.get("securityContext")).get("seccompProfile"):
         out.append(
             f"{prefix}metadata.annotations[{_SECCOMP_POD_ANNOTATION}]: "
             'non-functional in v1.27+; use the "seccompProfile" field instead'
         )
-    containers = _containers_with_paths(spec, f"{prefix}spec")
-    for container, path in containers:
-        name = container.get("name", "")
-        key = _SECCOMP_CONTAINER_PREFIX + str(name)
-        if key in annotations and not _dict(container.get("securityContext")).get("seccompProfile"):
-            out.append(
-                f'{prefix}metadata.annotations[{key}]: non-functional in v1.27+; use the "seccompProfile" field instead'
-            )
-        resources = _dict(container.get("resources"))
-        for kind in ("limits", "requests"):
-            table = _dict(resources.get(kind))
-            for resource in _BYTE_RESOURCES:
-                if table.get(resource) is not None:
-                    out.extend(_fractional(table, resource, f"{path}.resources.{kind}"))
-        if len(_as_list(container.get("env"))) > 1:  # one variable cannot hide another
-            out.extend(_hidden_env(container["env"], f"{path}.env"))
-    out.extend(_port_warnings(containers))
+    # pods.VisitContainersWithPath: init containers, then containers, then ephemeral containers
+    containers: list[tuple[dict[str, Any], str, int]] = []
+    for field in _CONTAINER_FIELDS:
+        value = spec.get(field)
+        if value:
+            containers.extend((container, field, i) for i, container in enumerate(_dicts(value)))
+    for container, field, i in containers:
+        if annotations:
+            key = _SECCOMP_CONTAINER_PREFIX + str(container.get("name", ""))
+            if key in annotations and not _dict(container.get("securityContext")).get("seccompProfile"):
+                out.append(
+                    f'{prefix}metadata.annotations[{key}]: non-functional in v1.27+; use the "seccompProfile" field instead'
+                )
+        resources = container.get("resources")
+        if isinstance(resources, dict) and resources:
+            for kind in ("limits", "requests"):
+                table = resources.get(kind)
+                if not isinstance(table, dict):
+                    continue
+                for resource in _BYTE_RESOURCES:
+                    value = table.get(resource)
+                    if value is not None and _fractional(value):
+                        path = f"{_container_path(prefix, field, i)}.resources.{kind}"
+                        out.append(_fractional_text(path, resource, value))
+        env = container.get("env")
+        if isinstance(env, list) and len(env) > 1:  # one variable cannot hide another
+            out.extend(_hidden_env(env, prefix, field, i))
+    out.extend(_port_warnings(containers, prefix))
     grace = spec.get("terminationGracePeriodSeconds")
     if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
         out.append(
             f"{prefix}spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1"
         )
-    affinity = _dict(spec.get("affinity"))
+    affinity = spec.get("affinity")
+    if isinstance(affinity, dict) and affinity:
+        out.extend(_affinity_warnings(affinity, prefix))
+    return out
+
+
+_CONTAINER_FIELDS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def _container_path(prefix: str, field: str, i: int) -> str:
+    return f"{prefix}spec.{field}[{i}]"
+
+
+def _affinity_warnings(affinity: dict[str, Any], prefix: str) -> list[str]:
+    out: list[str] = []
     for kind in ("podAffinity", "podAntiAffinity"):
         terms = _dict(affinity.get(kind))
         base = f"{prefix}spec.affinity.{kind}"
@@ -135,48 +171,40 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     return out
 
 
-def _containers_with_paths(spec: dict[str, Any], path: str) -> list[tuple[dict[str, Any], str]]:
-    # pods.VisitContainersWithPath: init containers, then containers, then ephemeral containers
-    out = []
-    for field in ("initContainers", "containers", "ephemeralContainers"):
-        for i, c in enumerate(_dicts(spec.get(field))):
-            out.append((c, f"{path}.{field}[{i}]"))
-    return out
-
-
-def _duplicates(items: Any, key: str, path: str, what: str) -> list[str]:
+def _duplicates(items: Any, key: str, prefix: str, field: str, what: str) -> list[str]:
     seen: set[Any] = set()
     out = []
     for i, item in enumerate(_dicts(items)):
         value = item.get(key, "")
         if value in seen:
-            out.append(f'{path}[{i}].{key}: {what} "{value}"')
+            out.append(f'{prefix}spec.{field}[{i}].{key}: {what} "{value}"')
         seen.add(value)
     return out
 
 
-def _fractional(resources: dict[str, Any], resource: str, path: str) -> list[str]:
-    value = resources.get(resource)
-    if value is None:
-        return []
+def _fractional(value: Any) -> bool:
+    """Whether a byte quantity is not a whole number of bytes (a value that does not parse is not)."""
     if type(value) is str and value.isascii():
         # Whole numbers of bytes, with or without a binary suffix, need no parsing: the common case.
         digits = value[:-2] if value[-2:] in _BINARY_SUFFIXES else value
         if digits.isdigit():
-            return []
+            return False
     try:
         exact = quantity_value(value)
     except QuantityError:
-        return []
-    if exact.denominator != 1:
-        return [f'{path}[{resource}]: fractional byte value "{value}" is invalid, must be an integer']
-    return []
+        return False
+    return exact.denominator != 1
 
 
-def _hidden_env(env: Any, path: str) -> list[str]:
+def _fractional_text(path: str, resource: str, value: Any) -> str:
+    return f'{path}[{resource}]: fractional byte value "{value}" is invalid, must be an integer'
+
+
+def _hidden_env(env: list[Any], prefix: str, field: str, ci: int) -> list[str]:
+    if len({str(item.get("name", "")) for item in env if isinstance(item, dict)}) == len(env):
+        return []  # only objects, and no name repeats: nothing hides another
     items = _dicts(env)
-    if len({str(item.get("name", "")) for item in items}) == len(items):
-        return []  # no name repeats: nothing hides another
+    path = f"{_container_path(prefix, field, ci)}.env"
     seen: set[str] = set()
     out = []
     for i, item in enumerate(items):
@@ -199,25 +227,38 @@ def _port_text(port: dict[str, Any]) -> str:
     )
 
 
-def _port_warnings(containers: list[tuple[dict[str, Any], str]]) -> list[str]:
+def _port_warnings(containers: list[tuple[dict[str, Any], str, int]], prefix: str) -> list[str]:
     out: list[str] = []
-    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for container, path in containers:
-        for i, port in enumerate(_dicts(container.get("ports"))):
-            here = f"{path}.ports[{i}]"
+    # "containerPort/protocol" -> the ports seen with it, as (container field, container index, port index, port)
+    seen: dict[str, list[tuple[str, int, int, dict[str, Any]]]] = {}
+    for container, field, ci in containers:
+        ports = container.get("ports")
+        if not ports:
+            continue
+        for i, port in enumerate(_dicts(ports)):
             host_ip, host_port = port.get("hostIP", ""), port.get("hostPort", 0)
             if host_ip and not host_port:
+                here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
                 out.append(f"{here}: hostIP set without hostPort: {_port_text(port)}")
             key = f"{port.get('containerPort', 0)}/{port.get('protocol', '')}"
-            for other_path, other in seen.get(key, []):
+            others = seen.get(key)
+            if others is None:
+                seen[key] = [(field, ci, i, port)]
+                continue
+            for o_field, o_ci, o_i, other in others:
                 o_ip, o_port = other.get("hostIP", ""), other.get("hostPort", 0)
                 if host_ip == o_ip and host_port == o_port:
-                    out.append(f"{here}: duplicate port definition with {other_path}")
+                    what = "duplicate"
                 elif not host_port or not o_port:
-                    out.append(f"{here}: overlapping port definition with {other_path}")
+                    what = "overlapping"
                 elif host_port == o_port and (not host_ip) != (not o_ip):
-                    out.append(f"{here}: dangerously ambiguous port definition with {other_path}")
-            seen.setdefault(key, []).append((here, port))
+                    what = "dangerously ambiguous"
+                else:
+                    continue
+                here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
+                other_path = f"{_container_path(prefix, o_field, o_ci)}.ports[{o_i}]"
+                out.append(f"{here}: {what} port definition with {other_path}")
+            others.append((field, ci, i, port))
     return out
 
 

@@ -281,11 +281,11 @@ class SQLiteStorage:
         # Only watchers with events are woken; the others learn the revision when they ask
         # (request_progress), as etcd's watchers do.
         if events:
-            for w in self._watchers:
-                prefix = w.prefix
-                mine = [e for e in events if e.key.startswith(prefix)]
-                if mine:
-                    w.queue.put_nowait(WatchBatch(mine, mine[-1].revision))
+            for prefix, mine in _events_by_prefix(events, {w.prefix for w in self._watchers}).items():
+                batch_of_prefix = WatchBatch(mine, mine[-1].revision)
+                for w in self._watchers:
+                    if w.prefix == prefix:
+                        w.queue.put_nowait(batch_of_prefix)
         if rev > self._delivered_rev:
             self._delivered_rev = rev
         for op, result in zip(batch, results, strict=True):
@@ -505,6 +505,27 @@ class SQLiteStorage:
             raw = self._transformer_for(k).from_storage(v, k)  # history: staleness is the kv value's
             events.append(Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(raw), raw, r, k), r))
         return WatchBatch(events, cur_rev)
+
+
+def _events_by_prefix(events: list[Event], prefixes: set[str]) -> dict[str, list[Event]]:
+    """The events under each watched prefix, in order. There is a watcher per resource (each watch
+    cache), so the prefixes ending in "/" are found by looking up each "/"-ended prefix of a key
+    rather than by testing every prefix against every key."""
+    slash_ended = {p for p in prefixes if p.endswith("/")}
+    others = [p for p in prefixes if not p.endswith("/")]
+    out: dict[str, list[Event]] = {}
+    for e in events:
+        key = e.key
+        i = key.find("/")
+        while i >= 0:
+            head = key[: i + 1]
+            if head in slash_ended:
+                out.setdefault(head, []).append(e)
+            i = key.find("/", i + 1)
+        for p in others:
+            if key.startswith(p):
+                out.setdefault(p, []).append(e)
+    return out
 
 
 def _write_rows(conn: sqlite3.Connection, statement: tuple[str, str], rows: list[tuple[Any, ...]]) -> None:

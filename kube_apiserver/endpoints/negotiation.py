@@ -11,6 +11,7 @@ Protobuf is not offered: clients that ask for it list JSON as well.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from kube_apiserver.runtime.errors import StatusError, new_not_acceptable, new_unsupported_media_type
 
@@ -61,6 +62,7 @@ def _is_json(t: str) -> bool:
     return t in (JSON, "*/*", "application/*", "application/json-seq")
 
 
+@lru_cache(maxsize=512)  # clients send the same few Accept headers on every request
 def negotiate(header: str, *, table: bool = False, pom: bool = False, discovery: bool = False) -> Output:
     """Pick the first acceptable form. discovery=True: never 406, fall back to plain JSON."""
     if not header:

@@ -45,6 +45,7 @@ __all__ = [
 FIELD_MANAGER_MAX_LENGTH = 128
 
 
+@lru_cache(maxsize=256)  # a few clients send the same user agent on every request
 def prefix_from_user_agent(user_agent: str) -> str:
     """The user agent's program: what precedes the first "/", printable characters only, at most
     128 bytes ("kubectl-edit/v1.33.0 (linux/amd64) ..." -> "kubectl-edit")."""

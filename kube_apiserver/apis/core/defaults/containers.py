@@ -20,27 +20,45 @@ _PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 
 def set_defaults_container(container: dict[str, Any]) -> None:
     """SetDefaults_Container and everything the generated code defaults below a container."""
-    if not container.get("imagePullPolicy"):
-        container["imagePullPolicy"] = default_pull_policy(container.get("image"))
-    default_zero(container, "terminationMessagePath", TERMINATION_MESSAGE_PATH_DEFAULT)
-    default_zero(container, "terminationMessagePolicy", TERMINATION_MESSAGE_READ_FILE)
-    for port in items(container, "ports"):
-        default_zero(port, "protocol", PROTOCOL_TCP)  # +default="TCP" on ContainerPort.Protocol
-    for env in items(container, "env"):
-        value_from = env.get("valueFrom")
-        if value_from is not None:  # most variables have a plain value: nothing to default
-            field_ref = child(value_from, "fieldRef")
-            if field_ref is not None:
-                set_defaults_object_field_selector(field_ref)
+    # Runs for every container of every pod and template written: the tests of fields.py's
+    # default_zero / child / items are spelled out inline (a call each costs more than the test).
+    get = container.get
+    if not get("imagePullPolicy"):
+        container["imagePullPolicy"] = default_pull_policy(get("image"))
+    value = get("terminationMessagePath")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        container["terminationMessagePath"] = TERMINATION_MESSAGE_PATH_DEFAULT
+    value = get("terminationMessagePolicy")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        container["terminationMessagePolicy"] = TERMINATION_MESSAGE_READ_FILE
+    ports = get("ports")
+    if isinstance(ports, list):
+        for port in ports:
+            if isinstance(port, dict):
+                value = port.get("protocol")
+                if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+                    port["protocol"] = PROTOCOL_TCP  # +default="TCP" on ContainerPort.Protocol
+    env = get("env")
+    if isinstance(env, list):
+        for var in env:
+            # most variables have a plain value: nothing to default
+            if isinstance(var, dict) and "valueFrom" in var:
+                value_from = var["valueFrom"]
+                if isinstance(value_from, dict):
+                    field_ref = value_from.get("fieldRef")
+                    if isinstance(field_ref, dict):
+                        set_defaults_object_field_selector(field_ref)
     # resources is a struct, not a pointer, in Go: kube always writes it, as {} when nothing is set.
-    resources = child(container, "resources", create=True)
-    if resources is not None:
+    resources = get("resources")
+    if resources is None:
+        container["resources"] = {}
+    elif isinstance(resources, dict) and resources:
         set_defaults_resource_requirements(resources)
     for name in _PROBES:
-        probe = container.get(name)
+        probe = get(name)
         if isinstance(probe, dict):
             set_defaults_probe(probe)
-    lifecycle = container.get("lifecycle")
+    lifecycle = get("lifecycle")
     if isinstance(lifecycle, dict):
         for hook in ("postStart", "preStop"):
             http_get = child(lifecycle.get(hook), "httpGet")
@@ -49,21 +67,30 @@ def set_defaults_container(container: dict[str, Any]) -> None:
 
 
 def set_defaults_probe(probe: dict[str, Any]) -> None:
-    default_zero(probe, "timeoutSeconds", 1)
-    default_zero(probe, "periodSeconds", 10)
-    default_zero(probe, "successThreshold", 1)
-    default_zero(probe, "failureThreshold", 3)
-    http_get = child(probe, "httpGet")
-    if http_get is not None:
+    get = probe.get
+    for key, default_value in _PROBE_DEFAULTS:
+        value = get(key)
+        if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+            probe[key] = default_value
+    http_get = get("httpGet")
+    if isinstance(http_get, dict):
         set_defaults_http_get_action(http_get)
-    grpc = child(probe, "grpc")
-    if grpc is not None:
+    grpc = get("grpc")
+    if isinstance(grpc, dict):
         default(grpc, "service", "")  # +default="" on GRPCAction.Service (a pointer)
 
 
+_PROBE_DEFAULTS = (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3))
+
+
 def set_defaults_http_get_action(action: dict[str, Any]) -> None:
-    default_zero(action, "path", "/")
-    default_zero(action, "scheme", URI_SCHEME_HTTP)
+    # (fields.default_zero spelled out: most containers have a probe)
+    value = action.get("path")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        action["path"] = "/"
+    value = action.get("scheme")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        action["scheme"] = URI_SCHEME_HTTP
 
 
 def set_defaults_object_field_selector(selector: dict[str, Any]) -> None:
@@ -86,9 +113,11 @@ def default_requests_from_limits(containers: Any) -> None:
     if not isinstance(containers, list):
         return
     for container in containers:
-        resources = child(container, "resources")
-        limits = child(resources, "limits")
-        if resources is None or limits is None:
+        resources = container.get("resources") if isinstance(container, dict) else None
+        if not isinstance(resources, dict):
+            continue
+        limits = resources.get("limits")
+        if not isinstance(limits, dict):
             continue
         requests = child(resources, "requests", create=True)
         if requests is None:

@@ -17,7 +17,7 @@ from kube_apiserver.apis.core.defaults.containers import (
     default_requests_from_limits,
     set_defaults_container,
 )
-from kube_apiserver.apis.core.defaults.fields import child, default, default_zero, items, spec_of
+from kube_apiserver.apis.core.defaults.fields import child, default, default_zero, spec_of
 from kube_apiserver.apis.core.defaults.resources import set_defaults_resource_list
 from kube_apiserver.apis.core.defaults.volumes import set_defaults_volume
 
@@ -33,12 +33,21 @@ def set_defaults_pod_spec(spec: dict[str, Any]) -> None:
     default(spec, "terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)
     default_zero(spec, "schedulerName", DEFAULT_SCHEDULER_NAME)
     _convert_service_account(spec)
-    for volume in items(spec, "volumes"):
-        set_defaults_volume(volume)
+    # (fields.items spelled out: these loops run for every pod and template written)
+    volumes = spec.get("volumes")
+    if isinstance(volumes, list):
+        for volume in volumes:
+            if isinstance(volume, dict):
+                set_defaults_volume(volume)
     for key in ("initContainers", "containers", "ephemeralContainers"):
-        for container in items(spec, key):
-            set_defaults_container(container)
-    set_defaults_resource_list(spec.get("overhead"))
+        containers = spec.get(key)
+        if isinstance(containers, list):
+            for container in containers:
+                if isinstance(container, dict):
+                    set_defaults_container(container)
+    overhead = spec.get("overhead")
+    if overhead is not None:
+        set_defaults_resource_list(overhead)
 
 
 def _convert_service_account(spec: dict[str, Any]) -> None:

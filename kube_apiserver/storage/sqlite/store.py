@@ -68,7 +68,7 @@ _INSERT_HISTORY = ("INSERT INTO history VALUES {}", "(?, ?, ?, ?)")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL,
-    create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL) WITHOUT ROWID;
+    create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS history (rev INTEGER PRIMARY KEY, key TEXT NOT NULL,
     type INTEGER NOT NULL, value BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS history_key_rev ON history(key, rev);
@@ -133,6 +133,7 @@ class SQLiteStorage:
         self._loop = asyncio.get_running_loop()
         conn = self._connect()
         conn.executescript(_SCHEMA)
+        _migrate_kv_to_rowid(conn)
         rows = dict(conn.execute("SELECT name, value FROM meta").fetchall())
         self._rev = self._delivered_rev = int(rows.get("rev", 0))
         self._keys = {k: (c, m) for k, c, m in conn.execute("SELECT key, create_rev, mod_rev FROM kv")}
@@ -505,6 +506,28 @@ class SQLiteStorage:
             raw = self._transformer_for(k).from_storage(v, k)  # history: staleness is the kv value's
             events.append(Event(_EVENT_TYPES[t], k, StoredObject(orjson.loads(raw), raw, r, k), r))
         return WatchBatch(events, cur_rev)
+
+
+def _migrate_kv_to_rowid(conn: sqlite3.Connection) -> None:
+    """Data dirs made before kv became a rowid table had it WITHOUT ROWID, which stores each ~1.5 KiB
+    object in the key's b-tree and spills it to an overflow page: twice the writer's CPU per write
+    (measured 88-103 against 42-49 us per row). Rebuilt once, in one transaction."""
+    (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'kv'").fetchone()
+    if "WITHOUT ROWID" not in sql.upper():
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE kv_rowid (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
+            "create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL)"
+        )
+        conn.execute("INSERT INTO kv_rowid SELECT key, value, create_rev, mod_rev FROM kv ORDER BY key")
+        conn.execute("DROP TABLE kv")
+        conn.execute("ALTER TABLE kv_rowid RENAME TO kv")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _events_by_prefix(events: list[Event], prefixes: set[str]) -> dict[str, list[Event]]:

@@ -15,12 +15,14 @@ import random
 import ssl
 import tempfile
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import aiohttp
 import orjson
 import yaml
+
+if TYPE_CHECKING:  # aiohttp takes ~0.1 s to import: only servers configured with a webhook pay it
+    import aiohttp
 
 DEFAULT_REQUEST_TIMEOUT = 30.0  # webhooks' rest.Config timeout, so a stuck remote does not hang a request
 
@@ -208,6 +210,8 @@ class WebhookClient:
         return cls(load_kubeconfig(path), **kw)
 
     def _get_session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
@@ -221,6 +225,8 @@ class WebhookClient:
             await self._session.close()
 
     async def _post_once(self, body: bytes) -> dict[str, Any]:
+        import aiohttp
+
         kw: dict[str, Any] = {}
         if self.config.tls_server_name:
             kw["server_hostname"] = self.config.tls_server_name

@@ -155,8 +155,15 @@ _PORT_NAME_CHARSET = re.compile("[-a-z0-9]+")
 _PORT_NAME_LETTER = re.compile("[a-z]")
 
 
+# A port name every rule of IsValidPortName accepts (when at most 15 long): a letter somewhere, runs of
+# [a-z0-9] joined by single hyphens. The common case needs no more; anything else gets the worded checks.
+_PLAIN_PORT_NAME = re.compile("(?=[-0-9]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
 def is_valid_port_name(port: str) -> list[str]:
     """IANA_SVC_NAME: at most 15 of [-a-z0-9], at least one letter, no leading/trailing/double hyphen."""
+    if len(port) <= 15 and _PLAIN_PORT_NAME.fullmatch(port):
+        return []
     errs = []
     if _byte_len(port) > 15:
         errs.append(max_len_error(15))

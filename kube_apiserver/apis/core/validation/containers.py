@@ -176,12 +176,15 @@ def validate_volume_mounts(
     mounts = as_list(container.get("volumeMounts"))
     if not mounts:
         return causes
-    devices = {
-        as_str(d.get("name")): as_str(d.get("devicePath"))
-        for d in map(as_dict, as_list(container.get("volumeDevices")))
-    }
+    devices = (
+        {
+            as_str(d.get("name")): as_str(d.get("devicePath"))
+            for d in map(as_dict, as_list(container.get("volumeDevices")))
+        }
+        if container.get("volumeDevices")
+        else {}
+    )
     mount_points: set[str] = set()
-    privileged = as_dict(container.get("securityContext")).get("privileged") is True
     for i, mount in enumerate(mounts):
         if not devices and type(mount) is dict and mount.keys() <= _PLAIN_MOUNT_FIELDS:
             # The common mount inline: a known volume at a new, non-empty path, no subPath nor propagation.
@@ -229,6 +232,7 @@ def validate_volume_mounts(
             supported = ["Bidirectional", "HostToContainer", "None"]
             if propagation not in supported:
                 causes.append(field_not_supported(f"{path}.mountPropagation", propagation, supported))
+            privileged = as_dict(container.get("securityContext")).get("privileged") is True
             if propagation == "Bidirectional" and not privileged:
                 detail = "Bidirectional mount propagation is available only to privileged containers"
                 causes.append(field_forbidden(f"{path}.mountPropagation", detail))
@@ -334,13 +338,16 @@ def _action(kind: str, action: dict[str, Any], grace: Any, path: str) -> list[St
         return [] if as_list(action.get("command")) else [field_required(f"{path}.command")]
     if kind == "httpGet":
         causes = [] if action.get("path") else [field_required(f"{path}.path")]
-        causes += _port_num_or_name(action.get("port"), f"{path}.port")
+        port = action.get("port")
+        if type(port) is not int or not 1 <= port <= 65535:
+            causes += _port_num_or_name(port, f"{path}.port")
         scheme = action.get("scheme")
         if scheme is not None and scheme not in ("HTTP", "HTTPS"):
             causes.append(field_not_supported(f"{path}.scheme", scheme, ["HTTP", "HTTPS"]))
-        for header in map(as_dict, as_list(action.get("httpHeaders"))):
-            name = as_str(header.get("name"))
-            causes += [field_invalid(f"{path}.httpHeaders", name, m) for m in is_http_header_name(name)]
+        if action.get("httpHeaders"):
+            for header in map(as_dict, as_list(action["httpHeaders"])):
+                name = as_str(header.get("name"))
+                causes += [field_invalid(f"{path}.httpHeaders", name, m) for m in is_http_header_name(name)]
         return causes
     if kind in ("tcpSocket", "grpc"):
         return _port_num_or_name(action.get("port"), f"{path}.port")
@@ -358,18 +365,20 @@ def validate_probe(probe: Any, grace: Any, path: str, kind: str) -> list[StatusC
     if not isinstance(probe, dict):
         return []
     causes = validate_handler(probe, grace, path, probe=True)
+    get = probe.get
     for key in _PROBE_COUNTS:
-        value = probe.get(key)
+        value = get(key)
         # JSON integers are exactly int (bool is not): no subclass to allow for
         if type(value) is int and value < 0:
             causes.append(field_invalid(f"{path}.{key}", value, "must be greater than or equal to 0"))
-    tgps = probe.get("terminationGracePeriodSeconds")
-    if is_int(tgps) and tgps <= 0:
+    tgps = get("terminationGracePeriodSeconds")
+    if tgps is not None and is_int(tgps) and tgps <= 0:
         causes.append(field_invalid(f"{path}.terminationGracePeriodSeconds", tgps, "must be greater than 0"))
-    success = probe.get("successThreshold")
-    if kind in ("liveness", "startup") and is_int(success) and success != 1:
-        causes.append(field_invalid(f"{path}.successThreshold", success, "must be 1"))
-    if kind == "readiness" and tgps is not None:
+    if kind != "readiness":
+        success = get("successThreshold")
+        if kind in ("liveness", "startup") and is_int(success) and success != 1:
+            causes.append(field_invalid(f"{path}.successThreshold", success, "must be 1"))
+    elif tgps is not None:
         detail = "must not be set for readinessProbes"
         causes.append(field_invalid(f"{path}.terminationGracePeriodSeconds", tgps, detail))
     return causes
@@ -385,11 +394,13 @@ def validate_lifecycle(lifecycle: dict[str, Any], grace: Any, path: str) -> list
 
 def _probes_and_lifecycle(ctr: dict[str, Any], grace: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
-    if isinstance(ctr.get("lifecycle"), dict):
-        causes += validate_lifecycle(ctr["lifecycle"], grace, f"{path}.lifecycle")
+    lifecycle = ctr.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        causes += validate_lifecycle(lifecycle, grace, f"{path}.lifecycle")
     for key, kind in _PROBES:
-        if isinstance(ctr.get(key), dict):
-            causes += validate_probe(ctr[key], grace, f"{path}.{key}", kind)
+        probe = ctr.get(key)
+        if isinstance(probe, dict):
+            causes += validate_probe(probe, grace, f"{path}.{key}", kind)
     return causes
 
 
@@ -427,38 +438,43 @@ def validate_container_common(
     host_users: bool,
 ) -> list[StatusCause]:
     causes: list[StatusCause] = []
-    name = as_str(ctr.get("name"))
-    if not name:
+    get = ctr.get
+    name = get("name")
+    if not name or not isinstance(name, str):
         causes.append(field_required(f"{path}.name"))
     else:
         msgs = is_dns1123_label(name)
         if msgs:  # the path is spelled only for an error
             causes += [field_invalid(f"{path}.name", name, m) for m in msgs]
-    if not ctr.get("image"):
+    if not get("image"):
         causes.append(field_required(f"{path}.image"))
-    policy = ctr.get("terminationMessagePolicy")
+    policy = get("terminationMessagePolicy")
     if policy and policy not in TERMINATION_MESSAGE_POLICIES:
         causes.append(field_not_supported(f"{path}.terminationMessagePolicy", policy, TERMINATION_MESSAGE_POLICIES))
-    # A field the container does not have has nothing to check: no call, no path for it.
-    if "ports" in ctr:
-        causes += validate_container_ports(ctr["ports"], f"{path}.ports")
-    if "env" in ctr:
-        causes += validate_env(ctr["env"], f"{path}.env")
-    if "envFrom" in ctr:
+    # A field the container does not have (or has empty) has nothing to check: no call, no path for it.
+    ports = get("ports")
+    if ports:
+        causes += validate_container_ports(ports, f"{path}.ports")
+    env = get("env")
+    if env:
+        causes += validate_env(env, f"{path}.env")
+    if get("envFrom"):
         causes += validate_env_from(ctr["envFrom"], f"{path}.envFrom")
-    if "volumeMounts" in ctr:
+    if get("volumeMounts"):
         causes += validate_volume_mounts(ctr, volumes, f"{path}.volumeMounts")
-    if "volumeDevices" in ctr:
+    if get("volumeDevices"):
         causes += validate_volume_devices(ctr, volumes, f"{path}.volumeDevices")
-    pull = ctr.get("imagePullPolicy")
+    pull = get("imagePullPolicy")
     if pull and pull not in PULL_POLICIES:
         causes.append(field_not_supported(f"{path}.imagePullPolicy", pull, PULL_POLICIES))
-    if "resources" in ctr:
-        causes += validate_resource_requirements(ctr["resources"], f"{path}.resources", claims)
-    if "resizePolicy" in ctr:
+    resources = get("resources")
+    if resources:
+        causes += validate_resource_requirements(resources, f"{path}.resources", claims)
+    if get("resizePolicy"):
         causes += _validate_resize_policy(ctr["resizePolicy"], f"{path}.resizePolicy", restart_policy)
-    if "securityContext" in ctr:
-        causes += validate_container_security_context(ctr["securityContext"], f"{path}.securityContext", host_users)
+    security_context = get("securityContext")
+    if isinstance(security_context, dict):
+        causes += validate_container_security_context(security_context, f"{path}.securityContext", host_users)
     return causes
 
 
@@ -466,9 +482,11 @@ def _host_port_conflicts(containers: list[dict[str, Any]], path: str, seen: set[
     causes: list[StatusCause] = []
     for ci, ctr in enumerate(containers):
         ports = ctr.get("ports")
-        if not ports:
+        if not ports or not isinstance(ports, list):
             continue
-        for pi, port in enumerate(map(as_dict, as_list(ports))):
+        for pi, port in enumerate(ports):
+            if not isinstance(port, dict):
+                continue
             host_port = port.get("hostPort", 0)
             if type(host_port) is not int or not host_port:
                 continue
@@ -488,17 +506,25 @@ def validate_containers(
     grace, restart = spec.get("terminationGracePeriodSeconds"), as_str(spec.get("restartPolicy"))
     causes: list[StatusCause] = []
     names: set[str] = set()
+    host_ports = False
     for i, ctr in enumerate(containers):
         idx = f"{path}.containers[{i}]"
         causes += validate_container_common(ctr, volumes, claims, idx, restart, host_users)
-        name = as_str(ctr.get("name"))
+        name = ctr.get("name")
+        if not isinstance(name, str):
+            name = ""
         if name in names:
             causes.append(field_duplicate(f"{idx}.name", name))
         names.add(name)
-        causes += _probes_and_lifecycle(ctr, grace, idx)
+        if "lifecycle" in ctr or "livenessProbe" in ctr or "readinessProbe" in ctr or "startupProbe" in ctr:
+            causes += _probes_and_lifecycle(ctr, grace, idx)
         if ctr.get("restartPolicy") is not None:
             causes.append(field_forbidden(f"{idx}.restartPolicy", "may not be set for non-init containers"))
-    return causes + _host_port_conflicts(containers, f"{path}.containers", set())
+        if not host_ports and ctr.get("ports"):
+            host_ports = True
+    if host_ports:
+        causes += _host_port_conflicts(containers, f"{path}.containers", set())
+    return causes
 
 
 def validate_init_containers(

@@ -186,70 +186,92 @@ def _enum(value: Any, supported: list[str], path: str) -> list[StatusCause]:
 
 def validate_pod_spec(spec: Any, path: str, pod_name: str = "", is_pod: bool = False) -> list[StatusCause]:
     """ValidatePodSpec. pod_name is the pod's own name (for ephemeral volume claims), empty in templates."""
+    # Runs for every pod and workload written: a field the spec does not have has nothing to check,
+    # so each check first looks for its field (no call, no path spelled for an absent one).
     spec = as_dict(spec)
-    host_users = as_dict(spec.get("securityContext")).get("hostUsers") is not False
-    volumes, causes = validate_volumes(spec.get("volumes"), f"{path}.volumes", pod_name)
-    claims, claim_errors = _resource_claims(spec, f"{path}.resourceClaims")
-    causes += claim_errors
+    get = spec.get
+    security_context = get("securityContext")
+    host_users = not isinstance(security_context, dict) or security_context.get("hostUsers") is not False
+    volumes, causes = validate_volumes(get("volumes"), f"{path}.volumes", pod_name)
+    if get("resourceClaims"):
+        claims, claim_errors = _resource_claims(spec, f"{path}.resourceClaims")
+        causes += claim_errors
+    else:
+        claims = set()
     causes += validate_containers(spec, volumes, claims, path, host_users)
-    # Absent optional lists have nothing to check: no call, no path spelled for them.
-    if spec.get("initContainers"):
+    if get("initContainers"):
         causes += validate_init_containers(spec, volumes, claims, path, host_users)
-    if spec.get("ephemeralContainers"):
+    if get("ephemeralContainers"):
         causes += validate_ephemeral_containers(spec, volumes, claims, path, host_users)
-    causes += _host_network_ports(spec, path, is_pod)
-    causes += _enum(spec.get("restartPolicy"), RESTART_POLICIES, f"{path}.restartPolicy")
-    causes += _enum(spec.get("dnsPolicy"), DNS_POLICIES, f"{path}.dnsPolicy")
-    if spec.get("nodeSelector"):
+    if get("hostNetwork"):
+        causes += _host_network_ports(spec, path, is_pod)
+    restart_policy = get("restartPolicy")
+    if restart_policy and restart_policy not in RESTART_POLICIES:
+        causes.append(field_not_supported(f"{path}.restartPolicy", restart_policy, RESTART_POLICIES))
+    dns_policy = get("dnsPolicy")
+    if dns_policy and dns_policy not in DNS_POLICIES:
+        causes.append(field_not_supported(f"{path}.dnsPolicy", dns_policy, DNS_POLICIES))
+    if get("nodeSelector"):
         causes += validate_labels(spec["nodeSelector"], f"{path}.nodeSelector")
-    causes += validate_pod_security_context(spec, f"{path}.securityContext")
-    for i, secret in enumerate(as_list(spec.get("imagePullSecrets"))):
-        if isinstance(secret, dict) and set(secret) - {"name"}:
-            shown = GoRepr("core.LocalObjectReference{Name:" + f'"{as_str(secret.get("name"))}"' + "}")
-            causes.append(field_invalid(f"{path}.imagePullSecrets[{i}]", shown, "only name may be set"))
-    if spec.get("affinity"):
+    if isinstance(security_context, dict):
+        causes += validate_pod_security_context(spec, f"{path}.securityContext")
+    if get("imagePullSecrets"):
+        for i, secret in enumerate(as_list(spec["imagePullSecrets"])):
+            if isinstance(secret, dict) and set(secret) - {"name"}:
+                shown = GoRepr("core.LocalObjectReference{Name:" + f'"{as_str(secret.get("name"))}"' + "}")
+                causes.append(field_invalid(f"{path}.imagePullSecrets[{i}]", shown, "only name may be set"))
+    if get("affinity"):
         causes += validate_affinity(spec["affinity"], f"{path}.affinity")
-    causes += _dns_config(spec, f"{path}.dnsConfig")
-    for i, gate in enumerate(map(as_dict, as_list(spec.get("readinessGates")))):
-        causes += validate_qualified_name(
-            as_str(gate.get("conditionType")), f"{path}.readinessGates[{i}].conditionType"
-        )
-    seen_gates: set[str] = set()
-    for i, gate in enumerate(map(as_dict, as_list(spec.get("schedulingGates")))):
-        name = as_str(gate.get("name"))
-        causes += validate_qualified_name(name, f"{path}.schedulingGates[{i}]")
-        if name in seen_gates:
-            causes.append(field_duplicate(f"{path}.schedulingGates[{i}]", name))
-        seen_gates.add(name)
-    if spec.get("topologySpreadConstraints"):
+    if dns_policy == "None" or isinstance(get("dnsConfig"), dict):
+        causes += _dns_config(spec, f"{path}.dnsConfig")
+    if get("readinessGates"):
+        for i, gate in enumerate(map(as_dict, as_list(spec["readinessGates"]))):
+            causes += validate_qualified_name(
+                as_str(gate.get("conditionType")), f"{path}.readinessGates[{i}].conditionType"
+            )
+    if get("schedulingGates"):
+        seen_gates: set[str] = set()
+        for i, gate in enumerate(map(as_dict, as_list(spec["schedulingGates"]))):
+            name = as_str(gate.get("name"))
+            causes += validate_qualified_name(name, f"{path}.schedulingGates[{i}]")
+            if name in seen_gates:
+                causes.append(field_duplicate(f"{path}.schedulingGates[{i}]", name))
+            seen_gates.add(name)
+    if get("topologySpreadConstraints"):
         causes += validate_topology_spread_constraints(
             spec["topologySpreadConstraints"], f"{path}.topologySpreadConstraints"
         )
-    causes += validate_host_users(spec, path)
+    if not host_users:
+        causes += validate_host_users(spec, path)
     for key in ("serviceAccountName", "nodeName"):
-        if as_str(spec.get(key)):
-            causes += _names(name_is_dns_subdomain, spec[key], f"{path}.{key}")
-    deadline = spec.get("activeDeadlineSeconds")
-    if is_int(deadline) and not 1 <= deadline <= MAX_INT32:
+        value = get(key)
+        if value and isinstance(value, str):
+            causes += _names(name_is_dns_subdomain, value, f"{path}.{key}")
+    deadline = get("activeDeadlineSeconds")
+    if deadline is not None and is_int(deadline) and not 1 <= deadline <= MAX_INT32:
         causes.append(field_invalid(f"{path}.activeDeadlineSeconds", deadline, inclusive_range_error(1, MAX_INT32)))
     for key in ("hostname", "subdomain"):
-        if as_str(spec.get(key)):
-            causes += validate_dns1123_label(spec[key], f"{path}.{key}")
-    if spec.get("tolerations"):
+        value = get(key)
+        if value and isinstance(value, str):
+            causes += validate_dns1123_label(value, f"{path}.{key}")
+    if get("tolerations"):
         causes += validate_tolerations(spec["tolerations"], f"{path}.tolerations")
-    for i, alias in enumerate(map(as_dict, as_list(spec.get("hostAliases")))):
-        causes += is_valid_ip(f"{path}.hostAliases[{i}].ip", as_str(alias.get("ip")))
-        for j, hostname in enumerate(as_list(alias.get("hostnames"))):
-            causes += validate_dns1123_subdomain(as_str(hostname), f"{path}.hostAliases[{i}].hostnames[{j}]")
+    if get("hostAliases"):
+        for i, alias in enumerate(map(as_dict, as_list(spec["hostAliases"]))):
+            causes += is_valid_ip(f"{path}.hostAliases[{i}].ip", as_str(alias.get("ip")))
+            for j, hostname in enumerate(as_list(alias.get("hostnames"))):
+                causes += validate_dns1123_subdomain(as_str(hostname), f"{path}.hostAliases[{i}].hostnames[{j}]")
     for key in ("priorityClassName", "runtimeClassName"):
-        if as_str(spec.get(key)):
-            causes += _names(name_is_dns_subdomain, spec[key], f"{path}.{key}")
-    preemption = spec.get("preemptionPolicy")
+        value = get(key)
+        if value and isinstance(value, str):
+            causes += _names(name_is_dns_subdomain, value, f"{path}.{key}")
+    preemption = get("preemptionPolicy")
     if preemption is not None:
         causes += _enum(preemption, ["PreemptLowerPriority", "Never"], f"{path}.preemptionPolicy")
-    if isinstance(spec.get("overhead"), dict):
-        causes += validate_resource_requirements({"limits": spec["overhead"]}, f"{path}.overhead", set())
-    os = spec.get("os")
+    overhead = get("overhead")
+    if isinstance(overhead, dict):
+        causes += validate_resource_requirements({"limits": overhead}, f"{path}.overhead", set())
+    os = get("os")
     if isinstance(os, dict):
         if not os.get("name"):
             causes.append(field_required(f"{path}.os.name", "cannot be empty"))

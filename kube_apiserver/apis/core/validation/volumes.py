@@ -226,14 +226,24 @@ def _host_path(s: dict[str, Any], path: str, _: str) -> list[StatusCause]:
     return causes
 
 
+def _named_items_source(s: dict[str, Any], path: str, name_key: str) -> list[StatusCause]:
+    """A secret or configMap source: its name, its defaultMode and its items. (_required,
+    validate_file_mode and _items spelled out: most pods mount one of these.)"""
+    causes = [] if s.get(name_key) else [field_required(f"{path}.{name_key}")]
+    mode = s.get("defaultMode")
+    if isinstance(mode, int) and not isinstance(mode, bool) and not 0 <= mode <= 0o777:
+        causes.append(field_invalid(f"{path}.defaultMode", mode, FILE_MODE_ERROR_MSG))
+    if s.get("items"):
+        causes += _items(s, path)
+    return causes
+
+
 def _secret(s: dict[str, Any], path: str, _: str) -> list[StatusCause]:
-    causes = _required(s, path, "secretName") + validate_file_mode(s.get("defaultMode"), f"{path}.defaultMode")
-    return causes + _items(s, path)
+    return _named_items_source(s, path, "secretName")
 
 
 def _config_map(s: dict[str, Any], path: str, _: str) -> list[StatusCause]:
-    causes = _required(s, path, "name") + validate_file_mode(s.get("defaultMode"), f"{path}.defaultMode")
-    return causes + _items(s, path)
+    return _named_items_source(s, path, "name")
 
 
 def _nfs(s: dict[str, Any], path: str, _: str) -> list[StatusCause]:
@@ -468,28 +478,25 @@ def _flocker(s: dict[str, Any], path: str) -> list[StatusCause]:
 
 
 def validate_volume_source(volume: dict[str, Any], path: str, pod_name: str) -> list[StatusCause]:
-    causes: list[StatusCause] = []
-    count = 0
-    vol_name = as_str(volume.get("name"))
     # The sources the volume has, in the order kube checks them (a volume has a few keys, not 29).
-    present = sorted(
-        _VOLUME_SOURCE_ORDER[key]
-        for key, source in volume.items()
-        if key in _VOLUME_SOURCE_ORDER and isinstance(source, dict)
-    )
-    for i in present:
-        key, busy_path, own_path, check = _VOLUME_SOURCES[i]
-        source = volume[key]
-        if count:
-            causes.append(field_forbidden(f"{path}.{busy_path}", MORE_THAN_ONE))
-            continue
-        count += 1
-        if check is not None:
-            causes += check(source, f"{path}.{own_path}", vol_name)
-        else:
-            causes += _ephemeral(source, f"{path}.ephemeral", path, vol_name, pod_name)
-    if not count:
-        causes.append(field_required(path, "must specify a volume type"))
+    order = _VOLUME_SOURCE_ORDER
+    present = [order[key] for key, source in volume.items() if key in order and isinstance(source, dict)]
+    if not present:
+        return [field_required(path, "must specify a volume type")]
+    if len(present) > 1:
+        present.sort()
+    vol_name = volume.get("name")
+    if not isinstance(vol_name, str):
+        vol_name = ""
+    # The first source is checked, every other one is one too many.
+    key, _, own_path, check = _VOLUME_SOURCES[present[0]]
+    causes: list[StatusCause] = []
+    if check is not None:
+        causes += check(volume[key], f"{path}.{own_path}", vol_name)
+    else:
+        causes += _ephemeral(volume[key], f"{path}.ephemeral", path, vol_name, pod_name)
+    for i in present[1:]:
+        causes.append(field_forbidden(f"{path}.{_VOLUME_SOURCES[i][1]}", MORE_THAN_ONE))
     return causes
 
 
@@ -514,15 +521,20 @@ def validate_volumes(
     """ValidateVolumes: the valid volumes by name (for the mounts) and the errors."""
     causes: list[StatusCause] = []
     by_name: dict[str, dict[str, Any]] = {}
+    if not isinstance(volumes, list) or not volumes:
+        return by_name, causes
     created_pvcs = set()
     if pod_name:
-        for vol in as_list(volumes):
+        for vol in volumes:
             if isinstance(vol, dict) and isinstance(vol.get("ephemeral"), dict):
                 created_pvcs.add(f"{pod_name}-{vol.get('name', '')}")
-    for i, vol in enumerate(as_list(volumes)):
-        vol = as_dict(vol)
+    for i, vol in enumerate(volumes):
+        if not isinstance(vol, dict):
+            vol = {}
         idx_path = f"{path}[{i}]"
-        name = as_str(vol.get("name"))
+        name = vol.get("name")
+        if not isinstance(name, str):
+            name = ""
         errs = validate_volume_source(vol, idx_path, pod_name)
         if not name:
             errs.append(field_required(f"{idx_path}.name"))
@@ -535,7 +547,8 @@ def validate_volumes(
         if not errs:
             by_name[name] = vol
         causes += errs
-        claim = as_dict(vol.get("persistentVolumeClaim")).get("claimName")
+        pvc = vol.get("persistentVolumeClaim")
+        claim = pvc.get("claimName") if isinstance(pvc, dict) else None
         if claim and claim in created_pvcs:
             detail = "must not reference a PVC that gets created for an ephemeral volume"
             causes.append(field_invalid(f"{idx_path}.persistentVolumeClaim.claimName", claim, detail))

@@ -42,6 +42,8 @@ class Node:
         "list_type",
         "map_keys",
         "go_type",
+        "plain",
+        "is_meta",
     )
 
     def __init__(self, kind: str, go_type: str = "") -> None:
@@ -49,7 +51,8 @@ class Node:
         self.format = ""
         self.props: dict[str, Node] = {}
         # The properties a value of the right Python type decodes as it is (strings without a format,
-        # booleans): the decoder's fast path over most of an object's fields.
+        # booleans, and integers within int32 range): the decoder's fast path over most of an
+        # object's fields.
         self.plain_fields: dict[str, type] = {}
         self.items: Node | None = None
         self.values: Node | None = None
@@ -57,6 +60,9 @@ class Node:
         self.list_type = ""
         self.map_keys: tuple[str, ...] = ()
         self.go_type = go_type  # "v1.PodSpec", "int32", "[]v1.Container", ... for Go-style messages
+        # Derived once the node is filled (_finish), for the decoder's hot loops:
+        self.plain: type | None = None  # the Python type of a value that decodes as it is (str, bool)
+        self.is_meta = go_type == "v1.ObjectMeta"
 
 
 def _go_package(def_name: str) -> str:
@@ -78,6 +84,7 @@ class _Compiler:
         node = Node("any", _go_package(name))
         self.compiled[name] = node
         self._fill(node, schema)
+        _finish(node)
         return node
 
     def schema(self, schema: dict[str, Any]) -> Node:
@@ -89,6 +96,7 @@ class _Compiler:
             return self.schema(all_of[0])
         node = Node("any")
         self._fill(node, schema)
+        _finish(node)
         return node
 
     def _fill(self, node: Node, schema: dict[str, Any]) -> None:
@@ -105,7 +113,7 @@ class _Compiler:
             if props:
                 node.kind = "object"
                 node.props = {k: self.schema(v) for k, v in props.items()}
-                node.plain_fields = {k: t for k, child in node.props.items() if (t := _plain_type(child)) is not None}
+                node.plain_fields = {k: t for k, child in node.props.items() if (t := _plain_field(child)) is not None}
                 node.required = tuple(schema.get("required") or ())
             elif isinstance(addl, dict):
                 node.kind = "map"
@@ -139,6 +147,16 @@ def _plain_type(node: Node) -> type | None:
     if node.kind == "boolean":
         return bool
     return None
+
+
+def _plain_field(node: Node) -> type | None:
+    """A field's type in plain_fields: an int there still needs the int32 range check."""
+    return int if node.kind == "integer" else _plain_type(node)
+
+
+def _finish(node: Node) -> None:
+    node.plain = _plain_type(node)
+    node.is_meta = node.go_type == "v1.ObjectMeta"
 
 
 @cache
@@ -290,16 +308,17 @@ class _Walker:
         assert item_node is not None
         trail = self.trail
         of_structs = item_node.kind == "object"
-        plain = _plain_type(item_node)
-        # Struct items whose fields are all plain (env vars, mounts) need no walk of their own; an
-        # embedded ObjectMeta always gets one (it may gain a creationTimestamp).
-        plain_fields = item_node.plain_fields if of_structs and item_node.go_type != "v1.ObjectMeta" else None
+        plain = item_node.plain
+        # Struct items whose fields are all plain (env vars, mounts, ports) need no walk of their
+        # own; an embedded ObjectMeta always gets one (it may gain a creationTimestamp).
+        plain_fields = item_node.plain_fields if of_structs and not item_node.is_meta else None
         for i, item in enumerate(items):
             if item is None or type(item) is plain:
                 continue
             if plain_fields is not None and type(item) is dict:
                 for k, v in item.items():
-                    if type(v) is not plain_fields.get(k):
+                    vtype = type(v)
+                    if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
                         break
                 else:
                     self.report.keys += len(item)
@@ -316,10 +335,19 @@ class _Walker:
         assert values is not None
         self.report.keys += len(entries)
         trail = self.trail
-        plain = _plain_type(values)
+        plain = values.plain
+        quantities = values.kind == "quantity"
         for k, v in entries.items():
             if type(v) is plain:
                 continue  # labels, annotations, selectors: nothing to check
+            if quantities and type(v) is str:
+                # resource lists: the canonical text, as value() gives it (no path in its error)
+                try:
+                    entries[k] = canonical_quantity(v)
+                except QuantityError:
+                    if not self.report.type_error:
+                        self.report.type_error = f"quantities must match the regular expression '{QUANTITY_REGEX_TEXT}'"
+                continue
             if v is None:
                 # null into a map element leaves the element's zero value
                 entries[k] = "" if values.kind == "string" else v
@@ -352,7 +380,8 @@ class _Walker:
         report.keys += len(obj)
         drop: list[str] | None = None
         for key, value in obj.items():
-            if type(value) is plain.get(key):
+            vtype = type(value)
+            if vtype is plain.get(key) and (vtype is not int or -(2**31) <= value < 2**31):
                 continue
             child = props.get(key)
             if child is None:
@@ -367,13 +396,9 @@ class _Walker:
                     drop = []
                 drop.append(key)
                 continue
-            # Fast paths for integers and nested structs (plain strings and booleans are done above).
+            # Fast paths for nested structs (plain strings, booleans and int32s are done above).
             kind = child.kind
-            vtype = type(value)
-            if kind == "integer":
-                if vtype is int and -(2**31) <= value < 2**31:
-                    continue
-            elif kind == "object" and vtype is dict:
+            if kind == "object" and vtype is dict:
                 trail.append(key)
                 self.object(value, child)
                 trail.pop()
@@ -398,7 +423,7 @@ class _Walker:
         if drop:
             for key in drop:
                 del obj[key]
-        if trail and node.go_type == "v1.ObjectMeta" and "creationTimestamp" not in obj:
+        if node.is_meta and trail and "creationTimestamp" not in obj:
             # An embedded ObjectMeta (a template's) writes its zero creationTimestamp as null.
             obj["creationTimestamp"] = None
 

@@ -59,7 +59,10 @@ def validate_annotations(annotations: Any, path: str) -> list[StatusCause]:
         msgs = is_qualified_name(key.lower())
         if msgs:
             causes += [field_invalid(path, key, msg) for msg in msgs]
-        total += _byte_len(key) + (_byte_len(value) if isinstance(value, str) else 0)
+        # (_byte_len spelled out: ASCII needs no encoding)
+        total += len(key) if key.isascii() else _byte_len(key)
+        if isinstance(value, str):
+            total += len(value) if value.isascii() else _byte_len(value)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT_B:
         causes.append(field_too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT_B))
     return causes

@@ -186,15 +186,23 @@ def validate_object_meta(
             causes += [field_invalid(f"{path}.namespace", namespace, msg) for msg in name_is_dns_label(namespace)]
     elif namespace:
         causes.append(field_forbidden(f"{path}.namespace", "not allowed on this type"))
-    causes += validate_nonnegative_field(meta.get("generation"), f"{path}.generation")
-    causes += validate_labels(meta.get("labels"), f"{path}.labels")
-    causes += validate_annotations(meta.get("annotations"), f"{path}.annotations")
-    causes += validate_owner_references(meta.get("ownerReferences"), f"{path}.ownerReferences")
+    # Every object written comes through here: what the metadata does not have (or has empty) has
+    # nothing to check, and its path is not spelled.
+    generation = meta.get("generation")
+    if generation is not None:
+        causes += validate_nonnegative_field(generation, f"{path}.generation")
+    if meta.get("labels"):
+        causes += validate_labels(meta["labels"], f"{path}.labels")
+    if meta.get("annotations"):
+        causes += validate_annotations(meta["annotations"], f"{path}.annotations")
+    if meta.get("ownerReferences"):
+        causes += validate_owner_references(meta["ownerReferences"], f"{path}.ownerReferences")
     finalizers = meta.get("finalizers")
-    causes += validate_finalizers(finalizers, f"{path}.finalizers")
-    if kube_finalizers and isinstance(finalizers, list):
-        for i, finalizer in enumerate(finalizers):
-            causes += validate_kube_finalizer_name(finalizer, f"{path}.finalizers[{i}]")
+    if finalizers:
+        causes += validate_finalizers(finalizers, f"{path}.finalizers")
+        if kube_finalizers and isinstance(finalizers, list):
+            for i, finalizer in enumerate(finalizers):
+                causes += validate_kube_finalizer_name(finalizer, f"{path}.finalizers[{i}]")
     return causes
 
 

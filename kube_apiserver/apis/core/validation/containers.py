@@ -320,7 +320,9 @@ def validate_handler(handler: dict[str, Any], grace: Any, path: str, probe: bool
     count = 0
     kinds = ("exec", "httpGet", "tcpSocket", "grpc") if probe else ("exec", "httpGet", "tcpSocket", "sleep")
     for kind in kinds:
-        action = handler.get(kind)
+        if kind not in handler:
+            continue
+        action = handler[kind]
         if not isinstance(action, dict):
             continue
         if count:

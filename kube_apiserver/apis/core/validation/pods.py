@@ -24,7 +24,6 @@ from kube_apiserver.apis.core.validation.common import (
     validate_qualified_name,
 )
 from kube_apiserver.apis.core.validation.containers import (
-    validate_container_only_for_pod,
     validate_containers,
     validate_ephemeral_containers,
     validate_init_containers,
@@ -301,15 +300,27 @@ def validate_pod(obj: dict[str, Any]) -> list[StatusCause]:
     meta, spec = as_dict(obj.get("metadata")), as_dict(obj.get("spec"))
     causes = validate_pod_specific_annotations(meta.get("annotations"), spec, "metadata.annotations")
     causes += validate_pod_spec(spec, "spec", pod_name=as_str(meta.get("name")), is_pod=True)
-    if not spec.get("serviceAccountName"):
-        for i, volume in enumerate(map(as_dict, as_list(spec.get("volumes")))):
-            for j, source in enumerate(map(as_dict, as_list(as_dict(volume.get("projected")).get("sources")))):
-                if source.get("serviceAccountToken") is not None:
+    volumes = spec.get("volumes")
+    if isinstance(volumes, list) and not spec.get("serviceAccountName"):
+        for i, volume in enumerate(volumes):
+            projected = volume.get("projected") if isinstance(volume, dict) else None
+            if not isinstance(projected, dict) or not isinstance(projected.get("sources"), list):
+                continue
+            for j, source in enumerate(projected["sources"]):
+                if isinstance(source, dict) and source.get("serviceAccountToken") is not None:
                     sa_path = f"spec.volumes[{i}].projected.sources[{j}].serviceAccountToken"
                     causes.append(field_forbidden(sa_path, "must not be specified when serviceAccountName is not set"))
     for key in ("containers", "initContainers"):
-        for i, ctr in enumerate(map(as_dict, as_list(spec.get(key)))):
-            causes += validate_container_only_for_pod(ctr, f"spec.{key}[{i}]")
+        containers = spec.get(key)
+        if not isinstance(containers, list):
+            continue
+        for i, ctr in enumerate(containers):
+            # validate_container_only_for_pod, spelled out: the path only for an error
+            image = ctr.get("image") if isinstance(ctr, dict) else None
+            if isinstance(image, str) and image != image.strip():
+                causes.append(
+                    field_invalid(f"spec.{key}[{i}].image", image, "must not have leading or trailing whitespace")
+                )
     if is_create(obj):
         if as_list(spec.get("ephemeralContainers")):
             causes.append(field_forbidden("spec.ephemeralContainers", "cannot be set on create"))

@@ -17,7 +17,12 @@ from kube_apiserver.runtime.errors import (
 )
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.validation.metav1 import validate_label_name, validate_label_selector
-from kube_apiserver.runtime.validation.names import is_valid_label_value, name_is_dns_label, name_is_dns_subdomain
+from kube_apiserver.runtime.validation.names import (
+    is_qualified_name,
+    is_valid_label_value,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+)
 
 TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
 
@@ -163,33 +168,46 @@ def _go_toleration(t: dict[str, Any]) -> GoRepr:
 def validate_tolerations(tolerations: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
     for i, t in enumerate(as_list(tolerations)):
-        t = as_dict(t)
-        idx = f"{path}[{i}]"
-        key, op, value, effect = (as_str(t.get(k)) for k in ("key", "operator", "value", "effect"))
+        if not isinstance(t, dict):
+            t = {}
+        # (as_str and validate_label_name spelled out, the item's path spelled only for an error)
+        key, op, value, effect = t.get("key"), t.get("operator"), t.get("value"), t.get("effect")
+        if not isinstance(key, str):
+            key = ""
+        if not isinstance(op, str):
+            op = ""
+        if not isinstance(value, str):
+            value = ""
+        if not isinstance(effect, str):
+            effect = ""
         if key:
-            causes += validate_label_name(key, f"{idx}.key")
+            msgs = is_qualified_name(key)
+            if msgs:
+                causes += [field_invalid(f"{path}[{i}].key", key, m) for m in msgs]
         if not key and op != "Exists":
             detail = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
-            causes.append(field_invalid(f"{idx}.operator", op, detail))
+            causes.append(field_invalid(f"{path}[{i}].operator", op, detail))
         if t.get("tolerationSeconds") is not None and effect != "NoExecute":
             causes.append(
-                field_invalid(f"{idx}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
+                field_invalid(
+                    f"{path}[{i}].effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"
+                )
             )
-        if op in ("Equal", ""):
+        if op == "Equal" or op == "":
             errs = is_valid_label_value(value)
             if errs:
-                causes.append(field_invalid(f"{idx}.operator", value, ";".join(errs)))
+                causes.append(field_invalid(f"{path}[{i}].operator", value, ";".join(errs)))
         elif op == "Exists":
             if value:
                 causes.append(
                     field_invalid(
-                        f"{idx}.operator", _go_toleration(t), "value must be empty when `operator` is 'Exists'"
+                        f"{path}[{i}].operator", _go_toleration(t), "value must be empty when `operator` is 'Exists'"
                     )
                 )
         else:
-            causes.append(field_not_supported(f"{idx}.operator", op, ["Equal", "Exists"]))
+            causes.append(field_not_supported(f"{path}[{i}].operator", op, ["Equal", "Exists"]))
         if effect and effect not in TAINT_EFFECTS:
-            causes.append(field_not_supported(f"{idx}.effect", effect, TAINT_EFFECTS))
+            causes.append(field_not_supported(f"{path}[{i}].effect", effect, TAINT_EFFECTS))
     return causes
 
 

@@ -121,20 +121,27 @@ def validate_pod_security_context(spec: dict[str, Any], path: str) -> list[Statu
     sc = spec.get("securityContext")
     if not isinstance(sc, dict):
         return []
-    causes = _ids(sc, path, ("fsGroup", "runAsUser", "runAsGroup"))
-    for i, gid in enumerate(as_list(sc.get("supplementalGroups"))):
-        if is_int(gid):
-            causes += [field_invalid(f"{path}.supplementalGroups[{i}]", gid, m) for m in is_valid_group_id(gid)]
+    # Defaulting gives every pod a securityContext, most often empty: only the spec-level rule
+    # applies to an empty one.
+    causes = _ids(sc, path, ("fsGroup", "runAsUser", "runAsGroup")) if sc else []
+    if sc.get("supplementalGroups"):
+        for i, gid in enumerate(as_list(sc["supplementalGroups"])):
+            if is_int(gid):
+                causes += [field_invalid(f"{path}.supplementalGroups[{i}]", gid, m) for m in is_valid_group_id(gid)]
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         detail = "ShareProcessNamespace and HostPID cannot both be enabled"
         causes.append(field_invalid(f"{path}.shareProcessNamespace", True, detail))
+    if not sc:
+        return causes
     if as_list(sc.get("sysctls")):
         causes += _validate_sysctls(spec, sc["sysctls"], f"{path}.sysctls")
     policy = sc.get("fsGroupChangePolicy")
     if policy is not None and policy not in ("Always", "OnRootMismatch"):
         causes.append(field_not_supported(f"{path}.fsGroupChangePolicy", policy, ["Always", "OnRootMismatch"]))
-    causes += validate_seccomp_profile(sc.get("seccompProfile"), f"{path}.seccompProfile")
-    causes += validate_app_armor_profile(sc.get("appArmorProfile"), f"{path}.appArmorProfile")
+    if isinstance(sc.get("seccompProfile"), dict):
+        causes += validate_seccomp_profile(sc["seccompProfile"], f"{path}.seccompProfile")
+    if isinstance(sc.get("appArmorProfile"), dict):
+        causes += validate_app_armor_profile(sc["appArmorProfile"], f"{path}.appArmorProfile")
     groups_policy = sc.get("supplementalGroupsPolicy")
     if groups_policy is not None and groups_policy not in ("Merge", "Strict"):
         causes.append(field_not_supported(f"{path}.supplementalGroupsPolicy", groups_policy, ["Merge", "Strict"]))

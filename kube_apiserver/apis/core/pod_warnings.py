@@ -52,8 +52,11 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     """prefix is "" for a pod, "spec.template." for a workload's template, and so on."""
     # Runs on every write of a pod or workload, which nearly always has nothing to warn about: each
     # check first looks for what could warn, and field paths are spelled only for a warning.
-    spec, meta = _dict(spec), _dict(meta)
-    annotations = _dict(meta.get("annotations"))
+    if not isinstance(spec, dict):
+        spec = {}
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        annotations = {}
     out: list[str] = []
     node_selector = spec.get("nodeSelector")
     if isinstance(node_selector, dict):
@@ -105,34 +108,48 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
             f"{prefix}metadata.annotations[{_SECCOMP_POD_ANNOTATION}]: "
             'non-functional in v1.27+; use the "seccompProfile" field instead'
         )
-    # pods.VisitContainersWithPath: init containers, then containers, then ephemeral containers
-    containers: list[tuple[dict[str, Any], str, int]] = []
+    # pods.VisitContainersWithPath: init containers, then containers, then ephemeral containers. The
+    # port warnings of all of them come after the others, in the same order.
+    port_out: list[str] = []
+    # "containerPort/protocol" -> the ports seen with it, as (container field, container index, port index, port)
+    seen_ports: dict[str, list[tuple[str, int, int, dict[str, Any]]]] = {}
     for field in _CONTAINER_FIELDS:
-        value = spec.get(field)
-        if value:
-            containers.extend((container, field, i) for i, container in enumerate(_dicts(value)))
-    for container, field, i in containers:
-        if annotations:
-            key = _SECCOMP_CONTAINER_PREFIX + str(container.get("name", ""))
-            if key in annotations and not _dict(container.get("securityContext")).get("seccompProfile"):
-                out.append(
-                    f'{prefix}metadata.annotations[{key}]: non-functional in v1.27+; use the "seccompProfile" field instead'
-                )
-        resources = container.get("resources")
-        if isinstance(resources, dict) and resources:
-            for kind in ("limits", "requests"):
-                table = resources.get(kind)
-                if not isinstance(table, dict):
-                    continue
-                for resource in _BYTE_RESOURCES:
-                    value = table.get(resource)
-                    if value is not None and _fractional(value):
-                        path = f"{_container_path(prefix, field, i)}.resources.{kind}"
-                        out.append(_fractional_text(path, resource, value))
-        env = container.get("env")
-        if isinstance(env, list) and len(env) > 1:  # one variable cannot hide another
-            out.extend(_hidden_env(env, prefix, field, i))
-    out.extend(_port_warnings(containers, prefix))
+        containers = spec.get(field)
+        if not containers:
+            continue
+        for i, container in enumerate(_dicts(containers)):
+            get = container.get
+            if annotations:
+                key = _SECCOMP_CONTAINER_PREFIX + str(get("name", ""))
+                if key in annotations and not _dict(get("securityContext")).get("seccompProfile"):
+                    out.append(
+                        f"{prefix}metadata.annotations[{key}]: "
+                        'non-functional in v1.27+; use the "seccompProfile" field instead'
+                    )
+            resources = get("resources")
+            if isinstance(resources, dict) and resources:
+                for kind in ("limits", "requests"):
+                    table = resources.get(kind)
+                    if not isinstance(table, dict) or not table:
+                        continue
+                    for resource in _BYTE_RESOURCES:
+                        value = table.get(resource)
+                        if value is None or (
+                            type(value) is str
+                            and value.isascii()
+                            and (value.isdigit() or (value[-2:] in _BINARY_SUFFIXES and value[:-2].isdigit()))
+                        ):
+                            continue  # (_fractional's common case, whole bytes, without a call)
+                        if _fractional(value):
+                            path = f"{_container_path(prefix, field, i)}.resources.{kind}"
+                            out.append(_fractional_text(path, resource, value))
+            env = get("env")
+            if isinstance(env, list) and len(env) > 1:  # one variable cannot hide another
+                out.extend(_hidden_env(env, prefix, field, i))
+            ports = get("ports")
+            if ports:
+                _port_warnings(ports, prefix, field, i, seen_ports, port_out)
+    out.extend(port_out)
     grace = spec.get("terminationGracePeriodSeconds")
     if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
         out.append(
@@ -186,8 +203,7 @@ def _fractional(value: Any) -> bool:
     """Whether a byte quantity is not a whole number of bytes (a value that does not parse is not)."""
     if type(value) is str and value.isascii():
         # Whole numbers of bytes, with or without a binary suffix, need no parsing: the common case.
-        digits = value[:-2] if value[-2:] in _BINARY_SUFFIXES else value
-        if digits.isdigit():
+        if value.isdigit() or (value[-2:] in _BINARY_SUFFIXES and value[:-2].isdigit()):
             return False
     try:
         exact = quantity_value(value)
@@ -227,39 +243,40 @@ def _port_text(port: dict[str, Any]) -> str:
     )
 
 
-def _port_warnings(containers: list[tuple[dict[str, Any], str, int]], prefix: str) -> list[str]:
-    out: list[str] = []
-    # "containerPort/protocol" -> the ports seen with it, as (container field, container index, port index, port)
-    seen: dict[str, list[tuple[str, int, int, dict[str, Any]]]] = {}
-    for container, field, ci in containers:
-        ports = container.get("ports")
-        if not ports:
+def _port_warnings(
+    ports: Any,
+    prefix: str,
+    field: str,
+    ci: int,
+    seen: dict[str, list[tuple[str, int, int, dict[str, Any]]]],
+    out: list[str],
+) -> None:
+    """The warnings about the ports of one container, given those of the containers before it."""
+    for i, port in enumerate(_dicts(ports)):
+        get = port.get
+        host_ip, host_port = get("hostIP", ""), get("hostPort", 0)
+        if host_ip and not host_port:
+            here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
+            out.append(f"{here}: hostIP set without hostPort: {_port_text(port)}")
+        key = f"{get('containerPort', 0)}/{get('protocol', '')}"
+        others = seen.get(key)
+        if others is None:
+            seen[key] = [(field, ci, i, port)]
             continue
-        for i, port in enumerate(_dicts(ports)):
-            host_ip, host_port = port.get("hostIP", ""), port.get("hostPort", 0)
-            if host_ip and not host_port:
-                here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
-                out.append(f"{here}: hostIP set without hostPort: {_port_text(port)}")
-            key = f"{port.get('containerPort', 0)}/{port.get('protocol', '')}"
-            others = seen.get(key)
-            if others is None:
-                seen[key] = [(field, ci, i, port)]
+        for o_field, o_ci, o_i, other in others:
+            o_ip, o_port = other.get("hostIP", ""), other.get("hostPort", 0)
+            if host_ip == o_ip and host_port == o_port:
+                what = "duplicate"
+            elif not host_port or not o_port:
+                what = "overlapping"
+            elif host_port == o_port and (not host_ip) != (not o_ip):
+                what = "dangerously ambiguous"
+            else:
                 continue
-            for o_field, o_ci, o_i, other in others:
-                o_ip, o_port = other.get("hostIP", ""), other.get("hostPort", 0)
-                if host_ip == o_ip and host_port == o_port:
-                    what = "duplicate"
-                elif not host_port or not o_port:
-                    what = "overlapping"
-                elif host_port == o_port and (not host_ip) != (not o_ip):
-                    what = "dangerously ambiguous"
-                else:
-                    continue
-                here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
-                other_path = f"{_container_path(prefix, o_field, o_ci)}.ports[{o_i}]"
-                out.append(f"{here}: {what} port definition with {other_path}")
-            others.append((field, ci, i, port))
-    return out
+            here = f"{_container_path(prefix, field, ci)}.ports[{i}]"
+            other_path = f"{_container_path(prefix, o_field, o_ci)}.ports[{o_i}]"
+            out.append(f"{here}: {what} port definition with {other_path}")
+        others.append((field, ci, i, port))
 
 
 def warnings_for_template(template: Any, prefix: str) -> list[str]:

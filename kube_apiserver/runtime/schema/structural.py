@@ -256,7 +256,7 @@ class _Walker:
                 self.string_format(value, node.format)
         elif kind == "array":
             if type(value) is list:
-                self.array(value, node, owner)
+                self.array(value, node, owner, None)
             else:
                 self.type_error(value, node, owner)
         elif kind == "integer":
@@ -272,7 +272,7 @@ class _Walker:
                     )
         elif kind == "map":
             if type(value) is dict:
-                self.map(value, node, owner)
+                self.map(value, node, owner, None)
             else:
                 self.type_error(value, node, owner)
         elif kind == "boolean":
@@ -303,7 +303,9 @@ class _Walker:
         # "any": anything goes
         return value
 
-    def array(self, items: list[Any], node: Node, owner: Node) -> None:
+    def array(self, items: list[Any], node: Node, owner: Node, key: str | None) -> None:
+        """key is the array's field, put on the trail only once an item needs a walk (None when the
+        caller has put it there)."""
         item_node = node.items
         assert item_node is not None
         trail = self.trail
@@ -312,31 +314,44 @@ class _Walker:
         # Struct items whose fields are all plain (env vars, mounts, ports) need no walk of their
         # own; an embedded ObjectMeta always gets one (it may gain a creationTimestamp).
         plain_fields = item_node.plain_fields if of_structs and not item_node.is_meta else None
+        plain_keys = 0
+        pushed = False
         for i, item in enumerate(items):
-            if item is None or type(item) is plain:
-                continue
-            if plain_fields is not None and type(item) is dict:
-                for k, v in item.items():
-                    vtype = type(v)
-                    if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
-                        break
-                else:
-                    self.report.keys += len(item)
+            if plain_fields is not None:
+                if type(item) is dict:
+                    for k, v in item.items():
+                        vtype = type(v)
+                        if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
+                            break
+                    else:
+                        plain_keys += len(item)
+                        continue
+                elif item is None:
                     continue
+            elif item is None or type(item) is plain:
+                continue
+            if not pushed and key is not None:
+                trail.append(key)
+                pushed = True
             trail.append(i)
             if of_structs and type(item) is dict:
                 self.object(item, item_node)
             else:
                 items[i] = self.value(item, item_node, owner)
             trail.pop()
+        if pushed:
+            trail.pop()
+        self.report.keys += plain_keys
 
-    def map(self, entries: dict[str, Any], node: Node, owner: Node) -> None:
+    def map(self, entries: dict[str, Any], node: Node, owner: Node, key: str | None) -> None:
+        """key as for array(): on the trail only for a value that needs a walk."""
         values = node.values
         assert values is not None
         self.report.keys += len(entries)
         trail = self.trail
         plain = values.plain
         quantities = values.kind == "quantity"
+        pushed = False
         for k, v in entries.items():
             if type(v) is plain:
                 continue  # labels, annotations, selectors: nothing to check
@@ -352,11 +367,16 @@ class _Walker:
                 # null into a map element leaves the element's zero value
                 entries[k] = "" if values.kind == "string" else v
                 continue
+            if not pushed and key is not None:
+                trail.append(key)
+                pushed = True
             trail.append(k)
             new = self.value(v, values, owner)
             trail.pop()
             if new is not v:
                 entries[k] = new
+        if pushed:
+            trail.pop()
 
     def string_format(self, value: str, fmt: str) -> None:
         if self.report.type_error:
@@ -399,19 +419,16 @@ class _Walker:
             # Fast paths for nested structs (plain strings, booleans and int32s are done above).
             kind = child.kind
             if kind == "object" and vtype is dict:
-                trail.append(key)
-                self.object(value, child)
-                trail.pop()
+                if value or child.is_meta:  # ({} has nothing to walk: emptyDir, securityContext...)
+                    trail.append(key)
+                    self.object(value, child)
+                    trail.pop()
                 continue
             elif kind == "array" and vtype is list:
-                trail.append(key)
-                self.array(value, child, node)
-                trail.pop()
+                self.array(value, child, node, key)
                 continue
             elif kind == "map" and vtype is dict:
-                trail.append(key)
-                self.map(value, child, node)
-                trail.pop()
+                self.map(value, child, node, key)
                 continue
             elif kind == "int-or-string" and (vtype is str or vtype is int):
                 continue

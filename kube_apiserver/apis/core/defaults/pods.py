@@ -17,7 +17,7 @@ from kube_apiserver.apis.core.defaults.containers import (
     default_requests_from_limits,
     set_defaults_container,
 )
-from kube_apiserver.apis.core.defaults.fields import child, default, default_zero, spec_of
+from kube_apiserver.apis.core.defaults.fields import child, default, spec_of
 from kube_apiserver.apis.core.defaults.resources import set_defaults_resource_list
 from kube_apiserver.apis.core.defaults.volumes import set_defaults_volume
 
@@ -27,11 +27,22 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 def set_defaults_pod_spec(spec: dict[str, Any]) -> None:
     """SetDefaults_PodSpec and the covering defaults of its volumes and containers."""
-    default_zero(spec, "dnsPolicy", "ClusterFirst")
-    default_zero(spec, "restartPolicy", "Always")
-    default(spec, "securityContext", {})
-    default(spec, "terminationGracePeriodSeconds", DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)
-    default_zero(spec, "schedulerName", DEFAULT_SCHEDULER_NAME)
+    # (fields.default / default_zero spelled out, in SetDefaults_PodSpec's order, which is the order
+    # the keys are added in: this runs for every pod and template written)
+    get = spec.get
+    value = get("dnsPolicy")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        spec["dnsPolicy"] = "ClusterFirst"
+    value = get("restartPolicy")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        spec["restartPolicy"] = "Always"
+    if get("securityContext") is None:
+        spec["securityContext"] = {}
+    if get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+    value = get("schedulerName")
+    if value is None or value == "" or (value == 0 and not isinstance(value, bool)):
+        spec["schedulerName"] = DEFAULT_SCHEDULER_NAME
     _convert_service_account(spec)
     # (fields.items spelled out: these loops run for every pod and template written)
     volumes = spec.get("volumes")

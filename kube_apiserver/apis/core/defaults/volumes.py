@@ -54,7 +54,10 @@ _VOLUME_SOURCE_NAMES = frozenset(VOLUME_SOURCES)
 
 
 def set_defaults_volume(volume: dict[str, Any]) -> None:
-    if not any(value is not None for key, value in volume.items() if key in _VOLUME_SOURCE_NAMES):
+    for key, value in volume.items():
+        if value is not None and key in _VOLUME_SOURCE_NAMES:
+            break
+    else:
         volume["emptyDir"] = {}
     # A volume has one source in practice: default the sources it has rather than probe for all.
     for key, source in volume.items():

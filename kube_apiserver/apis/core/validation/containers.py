@@ -99,7 +99,18 @@ def _key_selector(ref: dict[str, Any], path: str) -> list[StatusCause]:
 
 def validate_env(env: Any, path: str) -> list[StatusCause]:
     causes: list[StatusCause] = []
-    for i, var in enumerate(as_list(env)):
+    env = as_list(env)
+    # Most variables are a printable ASCII name without '=' and a plain value: when all are, there
+    # is nothing to report (the loop below would skip each of them the same way).
+    for var in env:
+        if type(var) is not dict or "valueFrom" in var:
+            break
+        name = var.get("name")
+        if not (type(name) is str and name and name.isascii() and name.isprintable() and "=" not in name):
+            break
+    else:
+        return causes
+    for i, var in enumerate(env):
         if type(var) is dict:
             name = var.get("name")
             # The common case inline: a printable ASCII name without '=' and a plain value.
@@ -329,34 +340,36 @@ def validate_handler(handler: dict[str, Any], grace: Any, path: str, probe: bool
             causes.append(field_forbidden(f"{path}.{kind}", "may not specify more than 1 handler type"))
             continue
         count += 1
-        causes += _action(kind, action, grace, f"{path}.{kind}")
+        causes += _action(kind, action, grace, path)
     if not count:
         causes.append(field_required(path, "must specify a handler type"))
     return causes
 
 
-def _action(kind: str, action: dict[str, Any], grace: Any, path: str) -> list[StatusCause]:
+def _action(kind: str, action: dict[str, Any], grace: Any, handler_path: str) -> list[StatusCause]:
+    """The checks of one handler action; its path (handler_path.kind) is spelled only for an error."""
     if kind == "exec":
-        return [] if as_list(action.get("command")) else [field_required(f"{path}.command")]
+        return [] if as_list(action.get("command")) else [field_required(f"{handler_path}.exec.command")]
     if kind == "httpGet":
-        causes = [] if action.get("path") else [field_required(f"{path}.path")]
+        causes = [] if action.get("path") else [field_required(f"{handler_path}.httpGet.path")]
         port = action.get("port")
         if type(port) is not int or not 1 <= port <= 65535:
-            causes += _port_num_or_name(port, f"{path}.port")
+            causes += _port_num_or_name(port, f"{handler_path}.httpGet.port")
         scheme = action.get("scheme")
         if scheme is not None and scheme not in ("HTTP", "HTTPS"):
-            causes.append(field_not_supported(f"{path}.scheme", scheme, ["HTTP", "HTTPS"]))
+            causes.append(field_not_supported(f"{handler_path}.httpGet.scheme", scheme, ["HTTP", "HTTPS"]))
         if action.get("httpHeaders"):
+            path = f"{handler_path}.httpGet.httpHeaders"
             for header in map(as_dict, as_list(action["httpHeaders"])):
                 name = as_str(header.get("name"))
-                causes += [field_invalid(f"{path}.httpHeaders", name, m) for m in is_http_header_name(name)]
+                causes += [field_invalid(path, name, m) for m in is_http_header_name(name)]
         return causes
     if kind in ("tcpSocket", "grpc"):
-        return _port_num_or_name(action.get("port"), f"{path}.port")
+        return _port_num_or_name(action.get("port"), f"{handler_path}.{kind}.port")
     seconds = action.get("seconds", 0)
     if is_int(seconds) and is_int(grace) and (seconds <= 0 or seconds > grace):
         detail = f"must be greater than 0 and less than terminationGracePeriodSeconds ({grace})"
-        return [field_invalid(path, seconds, detail)]
+        return [field_invalid(f"{handler_path}.{kind}", seconds, detail)]
     return []
 
 

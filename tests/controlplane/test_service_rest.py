@@ -253,13 +253,15 @@ def test_restart_rebuilds_allocations_and_repairs_ipaddresses(tmp_path):
     async def body(env: Env, reopen: Callable[[], Awaitable[Env]]) -> None:
         a = (await env.rest.create("default", svc("a", "NodePort"))).obj["spec"]
         b = (await env.rest.create("default", svc("b", clusterIP="10.0.0.40"))).obj["spec"]
-        # An IPAddress lost (deleted by hand) and a stale one left behind.
+        # An IPAddress lost (deleted by hand) and a stale one left behind. The stale one is in the
+        # lower band of the /24 (.1-.16), which random allocation uses only once the upper band is full:
+        # a's random clusterIP can never be it.
         await env.ips.delete("", "10.0.0.40", DeleteOptions())
         stale = {
             "apiVersion": "networking.k8s.io/v1",
             "kind": "IPAddress",
             "metadata": {
-                "name": "10.0.0.50",
+                "name": "10.0.0.12",
                 "labels": {
                     "ipaddress.kubernetes.io/ip-family": "IPv4",
                     "ipaddress.kubernetes.io/managed-by": "ipallocator.k8s.io",

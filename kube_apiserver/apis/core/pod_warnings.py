@@ -113,13 +113,19 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     port_out: list[str] = []
     # "containerPort/protocol" -> the ports seen with it, as (container field, container index, port index, port)
     seen_ports: dict[str, list[tuple[str, int, int, dict[str, Any]]]] = {}
+    # Whether any annotation could be a container's seccomp one (most pods have none).
+    container_seccomp = False
+    for key in annotations:
+        if isinstance(key, str) and key.startswith(_SECCOMP_CONTAINER_PREFIX):
+            container_seccomp = True
+            break
     for field in _CONTAINER_FIELDS:
         containers = spec.get(field)
         if not containers:
             continue
         for i, container in enumerate(_dicts(containers)):
             get = container.get
-            if annotations:
+            if container_seccomp:
                 key = _SECCOMP_CONTAINER_PREFIX + str(get("name", ""))
                 if key in annotations and not _dict(get("securityContext")).get("seccompProfile"):
                     out.append(
@@ -217,8 +223,12 @@ def _fractional_text(path: str, resource: str, value: Any) -> str:
 
 
 def _hidden_env(env: list[Any], prefix: str, field: str, ci: int) -> list[str]:
-    if len({str(item.get("name", "")) for item in env if isinstance(item, dict)}) == len(env):
-        return []  # only objects, and no name repeats: nothing hides another
+    try:
+        # every item an object with a name, and no name repeats: nothing hides another
+        if len({str(item["name"]) for item in env}) == len(env):
+            return []
+    except (KeyError, TypeError):  # an item that is not an object, or has no name: look closer
+        pass
     items = _dicts(env)
     path = f"{_container_path(prefix, field, ci)}.env"
     seen: set[str] = set()
@@ -252,7 +262,13 @@ def _port_warnings(
     out: list[str],
 ) -> None:
     """The warnings about the ports of one container, given those of the containers before it."""
-    for i, port in enumerate(_dicts(ports)):
+    if not isinstance(ports, list):
+        return
+    i = -1  # the index among the object elements, as _dicts would give it
+    for port in ports:
+        if not isinstance(port, dict):
+            continue
+        i += 1
         get = port.get
         host_ip, host_port = get("hostIP", ""), get("hostPort", 0)
         if host_ip and not host_port:

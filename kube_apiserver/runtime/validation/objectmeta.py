@@ -169,21 +169,24 @@ def validate_object_meta(
     causes: list[StatusCause] = []
     generate_name = meta.get("generateName")
     if isinstance(generate_name, str) and generate_name:
-        causes += [
-            field_invalid(f"{path}.generateName", generate_name, msg)
-            for msg in name_fn(mask_trailing_dash(generate_name))
-        ]
+        msgs = name_fn(mask_trailing_dash(generate_name))
+        if msgs:
+            causes += [field_invalid(f"{path}.generateName", generate_name, msg) for msg in msgs]
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         causes.append(field_required(f"{path}.name", "name or generateName is required"))
     else:
-        causes += [field_invalid(f"{path}.name", name, msg) for msg in name_fn(name)]
+        msgs = name_fn(name)
+        if msgs:  # (no comprehension, nor path, for a valid name)
+            causes += [field_invalid(f"{path}.name", name, msg) for msg in msgs]
     namespace = meta.get("namespace")
     if namespaced:
         if not isinstance(namespace, str) or not namespace:
             causes.append(field_required(f"{path}.namespace"))
         else:
-            causes += [field_invalid(f"{path}.namespace", namespace, msg) for msg in name_is_dns_label(namespace)]
+            msgs = name_is_dns_label(namespace)
+            if msgs:
+                causes += [field_invalid(f"{path}.namespace", namespace, msg) for msg in msgs]
     elif namespace:
         causes.append(field_forbidden(f"{path}.namespace", "not allowed on this type"))
     # Every object written comes through here: what the metadata does not have (or has empty) has

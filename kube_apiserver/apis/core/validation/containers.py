@@ -515,9 +515,13 @@ def _host_port_conflicts(containers: list[dict[str, Any]], path: str, seen: set[
 def validate_containers(
     spec: dict[str, Any], volumes: dict[str, dict[str, Any]], claims: set[str], path: str, host_users: bool
 ) -> list[StatusCause]:
-    containers = [as_dict(c) for c in as_list(spec.get("containers"))]
-    if not containers:
+    containers = spec.get("containers")
+    if not containers or not isinstance(containers, list):
         return [field_required(f"{path}.containers")]
+    for c in containers:
+        if type(c) is not dict:  # (an element that is not an object is checked as an empty one)
+            containers = [as_dict(c) for c in containers]
+            break
     grace, restart = spec.get("terminationGracePeriodSeconds"), as_str(spec.get("restartPolicy"))
     causes: list[StatusCause] = []
     names: set[str] = set()

@@ -480,7 +480,10 @@ def _flocker(s: dict[str, Any], path: str) -> list[StatusCause]:
 def validate_volume_source(volume: dict[str, Any], path: str, pod_name: str) -> list[StatusCause]:
     # The sources the volume has, in the order kube checks them (a volume has a few keys, not 29).
     order = _VOLUME_SOURCE_ORDER
-    present = [order[key] for key, source in volume.items() if key in order and isinstance(source, dict)]
+    present: list[int] = []
+    for key, source in volume.items():
+        if key in order and isinstance(source, dict):
+            present.append(order[key])
     if not present:
         return [field_required(path, "must specify a volume type")]
     if len(present) > 1:
@@ -495,8 +498,9 @@ def validate_volume_source(volume: dict[str, Any], path: str, pod_name: str) -> 
         causes += check(volume[key], f"{path}.{own_path}", vol_name)
     else:
         causes += _ephemeral(volume[key], f"{path}.ephemeral", path, vol_name, pod_name)
-    for i in present[1:]:
-        causes.append(field_forbidden(f"{path}.{_VOLUME_SOURCES[i][1]}", MORE_THAN_ONE))
+    if len(present) > 1:
+        for i in present[1:]:
+            causes.append(field_forbidden(f"{path}.{_VOLUME_SOURCES[i][1]}", MORE_THAN_ONE))
     return causes
 
 

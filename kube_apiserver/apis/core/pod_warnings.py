@@ -142,10 +142,11 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
                         value = table.get(resource)
                         if value is None or (
                             type(value) is str
-                            and value.isascii()
-                            and (value.isdigit() or (value[-2:] in _BINARY_SUFFIXES and value[:-2].isdigit()))
+                            and ((value[-2:] in _BINARY_SUFFIXES and value[:-2].isdigit()) or value.isdigit())
                         ):
-                            continue  # (_fractional's common case, whole bytes, without a call)
+                            # _fractional's common case, whole bytes, without a call (digits that
+                            # are not ASCII do not parse: not fractional either)
+                            continue
                         if _fractional(value):
                             path = f"{_container_path(prefix, field, i)}.resources.{kind}"
                             out.append(_fractional_text(path, resource, value))

@@ -198,8 +198,12 @@ def validate_resource_requirements(requirements: Any, path: str, pod_claim_names
     names and quantities, hugepages only with cpu or memory, claims naming the pod's resourceClaims."""
     if not isinstance(requirements, dict):
         return []
-    limits = requirements.get("limits") if isinstance(requirements.get("limits"), dict) else {}
-    requests = requirements.get("requests") if isinstance(requirements.get("requests"), dict) else {}
+    limits = requirements.get("limits")
+    if not isinstance(limits, dict):
+        limits = {}
+    requests = requirements.get("requests")
+    if not isinstance(requests, dict):
+        requests = {}
     claims = requirements.get("claims")
     if isinstance(claims, list) and claims:
         return _validate_resource_requirements(requirements, limits, requests, path, pod_claim_names)

@@ -425,9 +425,49 @@ class _Walker:
                     trail.pop()
                 continue
             elif kind == "array" and vtype is list:
+                # An array whose items all decode as they are (args, env, mounts, ports) is seen
+                # through here, without a call; any other goes to array(), which walks it whole.
+                item_node = child.items
+                if item_node is None:
+                    pass
+                elif not value:
+                    continue
+                elif item_node.kind == "object" and not item_node.is_meta:
+                    fields = item_node.plain_fields
+                    item_keys = 0
+                    for item in value:
+                        if type(item) is not dict:
+                            break
+                        for k, v in item.items():
+                            t = type(v)
+                            if t is not fields.get(k) or (t is int and not -(2**31) <= v < 2**31):
+                                break
+                        else:
+                            item_keys += len(item)
+                            continue
+                        break
+                    else:
+                        report.keys += item_keys
+                        continue
+                elif item_node.plain is not None:
+                    item_type = item_node.plain
+                    for item in value:
+                        if type(item) is not item_type:
+                            break
+                    else:
+                        continue
                 self.array(value, child, node, key)
                 continue
             elif kind == "map" and vtype is dict:
+                # (a map of plain values, labels and annotations, is seen through here, as map() would)
+                item_type = child.values.plain if child.values is not None else None
+                if item_type is not None:
+                    for v in value.values():
+                        if type(v) is not item_type:
+                            break
+                    else:
+                        report.keys += len(value)
+                        continue
                 self.map(value, child, node, key)
                 continue
             elif kind == "int-or-string" and (vtype is str or vtype is int):

@@ -80,9 +80,12 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
             if key in annotations:
                 out.append(f"{prefix}metadata.annotations[{key}]: {message}")
     volumes = spec.get("volumes")
-    if volumes:
-        # (indexes count the object elements only, here and below)
-        for i, volume in enumerate(_dicts(volumes)):
+    if isinstance(volumes, list):
+        i = -1  # (indexes count the object elements only, here and below, as _dicts gives them)
+        for volume in volumes:
+            if not isinstance(volume, dict):
+                continue
+            i += 1
             if volume.keys().isdisjoint(_DEPRECATED_VOLUME_PLUGINS):
                 continue
             for plugin, message in _DEPRECATED_VOLUMES:
@@ -121,9 +124,13 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
             break
     for field in _CONTAINER_FIELDS:
         containers = spec.get(field)
-        if not containers:
+        if not containers or not isinstance(containers, list):
             continue
-        for i, container in enumerate(_dicts(containers)):
+        i = -1
+        for container in containers:
+            if not isinstance(container, dict):
+                continue
+            i += 1
             get = container.get
             if container_seccomp:
                 key = _SECCOMP_CONTAINER_PREFIX + str(get("name", ""))

@@ -192,15 +192,16 @@ def test_update_keeps_allocated_values_and_refuses_changes(tmp_path):
         assert out.obj["spec"]["ports"][0]["nodePort"] == spec["ports"][0]["nodePort"]
 
         def change_ip(obj: dict[str, Any]) -> dict[str, Any]:
-            obj["spec"]["clusterIP"] = "10.0.0.99"
+            # a lower-band IP (.1-.16 of the /24): a's random clusterIP, from the upper band, is never it
+            obj["spec"]["clusterIP"] = "10.0.0.9"
             return obj
 
         with pytest.raises(errors.StatusError) as e:
             await env.rest.patch("default", "a", change_ip)
         assert e.value.message == (
-            'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.99"}: may not change once set'
+            'Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.9"}: may not change once set'
         )
-        assert not env.alloc.ip_allocators["IPv4"].has("10.0.0.99")
+        assert not env.alloc.ip_allocators["IPv4"].has("10.0.0.9")
         # A PUT of a missing Service creates it, with allocations.
         out, created_now = await env.rest.update("default", "new", svc("new", "NodePort"))
         assert created_now and out.obj["spec"]["clusterIP"] and out.obj["spec"]["ports"][0]["nodePort"]
@@ -252,11 +253,11 @@ def test_foreign_ipaddress_blocks_its_ip(tmp_path):
 def test_restart_rebuilds_allocations_and_repairs_ipaddresses(tmp_path):
     async def body(env: Env, reopen: Callable[[], Awaitable[Env]]) -> None:
         a = (await env.rest.create("default", svc("a", "NodePort"))).obj["spec"]
-        b = (await env.rest.create("default", svc("b", clusterIP="10.0.0.40"))).obj["spec"]
+        b = (await env.rest.create("default", svc("b", clusterIP="10.0.0.14"))).obj["spec"]
         # An IPAddress lost (deleted by hand) and a stale one left behind. The stale one is in the
         # lower band of the /24 (.1-.16), which random allocation uses only once the upper band is full:
         # a's random clusterIP can never be it.
-        await env.ips.delete("", "10.0.0.40", DeleteOptions())
+        await env.ips.delete("", "10.0.0.14", DeleteOptions())
         stale = {
             "apiVersion": "networking.k8s.io/v1",
             "kind": "IPAddress",
@@ -278,6 +279,6 @@ def test_restart_rebuilds_allocations_and_repairs_ipaddresses(tmp_path):
                 "default", svc("c", "NodePort", ports=[{"port": 80, "nodePort": a["ports"][0]["nodePort"]}])
             )
         assert "provided port is already allocated" in e.value.message
-        assert set(await env2.ipaddresses()) == {a["clusterIP"], "10.0.0.40"}
+        assert set(await env2.ipaddresses()) == {a["clusterIP"], "10.0.0.14"}
 
     run(tmp_path, body, restarts=1)

@@ -169,14 +169,14 @@ def _regex_error(msg: str, fmt: str, *examples: str) -> str:
     return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
 
 
-def _byte_len(s: str) -> int:
-    """Go's len(): bytes of the UTF-8 encoding."""
+def byte_len(s: str) -> int:
+    """Go's len() of a string: the bytes of its UTF-8 encoding (no encoding needed for ASCII)."""
     return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
 
 
 def _dns1123_subdomain_errors(value: str) -> list[str]:
     errs: list[str] = []
-    if _byte_len(value) > _DNS1123_SUBDOMAIN_MAX_LENGTH:
+    if byte_len(value) > _DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(_max_len_error(_DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
@@ -203,7 +203,7 @@ def label_key_errors(key: str) -> list[str]:
         ]
     if not name:
         errs.append("name part " + _EMPTY_ERROR)
-    elif _byte_len(name) > _QUALIFIED_NAME_MAX_LENGTH:
+    elif byte_len(name) > _QUALIFIED_NAME_MAX_LENGTH:
         errs.append("name part " + _max_len_error(_QUALIFIED_NAME_MAX_LENGTH))
     if not _QUALIFIED_NAME_RE.fullmatch(name):
         errs.append(
@@ -215,7 +215,7 @@ def label_key_errors(key: str) -> list[str]:
 def label_value_errors(value: str) -> list[str]:
     """``validation.IsValidLabelValue``: the problems with a label value (an empty list when it is valid)."""
     errs: list[str] = []
-    if _byte_len(value) > _LABEL_VALUE_MAX_LENGTH:
+    if byte_len(value) > _LABEL_VALUE_MAX_LENGTH:
         errs.append(_max_len_error(_LABEL_VALUE_MAX_LENGTH))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))

@@ -15,13 +15,10 @@ from kube_apiserver.runtime.errors import (
     field_required,
     field_too_long,
 )
+from kube_apiserver.runtime.labels import byte_len
 from kube_apiserver.runtime.validation.names import is_qualified_name, is_valid_label_value
 
 TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10)
-
-
-def _byte_len(value: str) -> int:
-    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
 
 
 def validate_label_name(name: Any, path: str) -> list[StatusCause]:
@@ -59,10 +56,7 @@ def validate_annotations(annotations: Any, path: str) -> list[StatusCause]:
         msgs = is_qualified_name(key.lower())
         if msgs:
             causes += [field_invalid(path, key, msg) for msg in msgs]
-        # (_byte_len spelled out: ASCII needs no encoding)
-        total += len(key) if key.isascii() else _byte_len(key)
-        if isinstance(value, str):
-            total += len(value) if value.isascii() else _byte_len(value)
+        total += byte_len(key) + (byte_len(value) if isinstance(value, str) else 0)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT_B:
         causes.append(field_too_long(path, "", TOTAL_ANNOTATION_SIZE_LIMIT_B))
     return causes

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from kube_apiserver.runtime.errors import StatusCause, field_invalid
-from kube_apiserver.runtime.labels import label_key_errors, label_value_errors
+from kube_apiserver.runtime.labels import byte_len, label_key_errors, label_value_errors
 from kube_apiserver.runtime.meta import is_dns1123_label, is_dns1123_subdomain, is_path_segment_name
 
 __all__ = [
@@ -105,11 +105,6 @@ def inclusive_range_error(lo: int, hi: int) -> str:
     return f"must be between {lo} and {hi}, inclusive"
 
 
-def _byte_len(value: str) -> int:
-    """Go's len() of a string: its UTF-8 bytes."""
-    return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
-
-
 _DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
 _DNS1035_LABEL_MSG = (
@@ -120,7 +115,7 @@ _DNS1035_LABEL_MSG = (
 
 def is_dns1035_label(value: str) -> list[str]:
     errs = []
-    if _byte_len(value) > 63:
+    if byte_len(value) > 63:
         errs.append(max_len_error(63))
     if not _DNS1035_LABEL_RE.fullmatch(value):
         errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
@@ -165,7 +160,7 @@ def is_valid_port_name(port: str) -> list[str]:
     if len(port) <= 15 and _PLAIN_PORT_NAME.fullmatch(port):
         return []
     errs = []
-    if _byte_len(port) > 15:
+    if byte_len(port) > 15:
         errs.append(max_len_error(15))
     if not _PORT_NAME_CHARSET.fullmatch(port):
         errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
@@ -221,7 +216,7 @@ _CONFIG_MAP_KEY_RE = re.compile(_CONFIG_MAP_KEY_FMT)
 
 def is_config_map_key(value: str) -> list[str]:
     errs = []
-    if _byte_len(value) > 253:
+    if byte_len(value) > 253:
         errs.append(max_len_error(253))
     if not _CONFIG_MAP_KEY_RE.fullmatch(value):
         msg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"

@@ -66,9 +66,9 @@ _UPSERT_KV = (
 _DELETE_KV = ("DELETE FROM kv WHERE key IN ({})", "?")
 _INSERT_HISTORY = ("INSERT INTO history VALUES {}", "(?, ?, ?, ?)")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value BLOB NOT NULL,
-    create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL);
+_KV_COLUMNS = "(key TEXT PRIMARY KEY, value BLOB NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL)"
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS kv {_KV_COLUMNS};
 CREATE TABLE IF NOT EXISTS history (rev INTEGER PRIMARY KEY, key TEXT NOT NULL,
     type INTEGER NOT NULL, value BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS history_key_rev ON history(key, rev);
@@ -517,10 +517,7 @@ def _migrate_kv_to_rowid(conn: sqlite3.Connection) -> None:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute(
-            "CREATE TABLE kv_rowid (key TEXT PRIMARY KEY, value BLOB NOT NULL, "
-            "create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL)"
-        )
+        conn.execute(f"CREATE TABLE kv_rowid {_KV_COLUMNS}")
         conn.execute("INSERT INTO kv_rowid SELECT key, value, create_rev, mod_rev FROM kv ORDER BY key")
         conn.execute("DROP TABLE kv")
         conn.execute("ALTER TABLE kv_rowid RENAME TO kv")

@@ -119,30 +119,33 @@ async def send_bytes(
     await send({"type": "http.response.body", "body": body})
 
 
-# A large list goes out in pieces of about this size: one body of many megabytes would be copied whole
-# (and its fresh pages faulted in) before the first byte is encrypted; pieces reuse freed memory and
-# let TLS encryption start at once.
-LIST_PIECE_BYTES = 256 * 1024
+# A large list goes out in pieces of about this size. One body of many megabytes would be copied whole
+# before the first byte is encrypted, and the client would wait for all of it; pieces let TLS encryption
+# here overlap decryption there. Pieces stay under glibc's mmap threshold (128 KiB), so each reuses freed
+# heap memory instead of faulting in fresh pages (on this kind of VM a page fault costs about 2 µs).
+LIST_PIECE_BYTES = 64 * 1024
 
 
 async def send_json_around(send: Any, prefix: bytes, items: list[bytes], suffix: bytes) -> None:
-    """A 200 JSON body prefix + items joined by commas + suffix, written in pieces of LIST_PIECE_BYTES."""
-    length = len(prefix) + len(suffix) + sum(map(len, items)) + max(len(items) - 1, 0)
+    """A 200 JSON body prefix + items joined by commas + suffix, written in pieces of about LIST_PIECE_BYTES.
+    A piece is a run of items of the average size's worth, joined in C: no Python step per item."""
+    n = len(items)
+    size = sum(map(len, items))
+    length = len(prefix) + len(suffix) + size + max(n - 1, 0)
     headers = _headers("application/json", None)
     headers.append((b"content-length", str(length).encode()))
     await send({"type": "http.response.start", "status": 200, "headers": headers})
-    piece: list[bytes] = [prefix]
-    size = len(prefix)
-    for n, item in enumerate(items):
-        if n:
-            piece.append(b",")
-        piece.append(item)
-        size += len(item)
-        if size >= LIST_PIECE_BYTES:
-            await send({"type": "http.response.body", "body": b"".join(piece), "more_body": True})
-            piece, size = [], 0
-    piece.append(suffix)
-    await send({"type": "http.response.body", "body": b"".join(piece)})
+    per_piece = max(1, LIST_PIECE_BYTES * n // size) if size else n or 1
+    if n <= per_piece:
+        await send({"type": "http.response.body", "body": prefix + b",".join(items) + suffix})
+        return
+    await send({"type": "http.response.body", "body": prefix + b",".join(items[:per_piece]), "more_body": True})
+    for start in range(per_piece, n, per_piece):
+        run = items[start : start + per_piece]
+        run.insert(0, b"")  # the comma before the run's first item
+        last = start + per_piece >= n
+        body = b",".join(run)
+        await send({"type": "http.response.body", "body": body + suffix if last else body, "more_body": not last})
 
 
 async def send_json(send: Any, status: int, obj: Any) -> None:

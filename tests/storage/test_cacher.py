@@ -237,3 +237,54 @@ def test_events_share_the_stored_bytes(cacher_backend):
         assert not c.watchers
 
     run(cacher_backend, body)
+
+
+def test_list_cached_agrees_with_the_storage_after_mixed_writes(cacher_backend):
+    """The cache keeps its objects in key order beside the keys (a list is a slice): after creates,
+    updates and deletes in namespaces whose names share a prefix ("a", "a-b", "a0", "ab"), every list,
+    whole or in pages, has the keys, bytes and continuation that the storage itself gives."""
+    import random
+
+    rnd = random.Random(7)
+    namespaces = ["a", "a-b", "a0", "ab"]
+
+    async def body(c):
+        live: set[tuple[str, str]] = set()
+        for step in range(300):
+            ns, name = rnd.choice(namespaces), f"n{rnd.randrange(25):02}"
+            k = key(name, ns=ns)
+            if (ns, name) not in live:
+                await c.create(k, thing(name, labels={"step": str(step)}))
+                live.add((ns, name))
+            elif rnd.random() < 0.5:
+                await c.delete(k)
+                live.discard((ns, name))
+            else:
+
+                def bump(cur, step=step):
+                    return {**cur, "data": {"step": step}}
+
+                await c.guaranteed_update(k, bump)
+        await c.wait_fresh()
+        assert c.keys == sorted(c.objects) and [o.key for o in c.ordered] == c.keys
+        assert all(o is c.objects[o.key] for o in c.ordered)
+        for prefix in [PREFIX, *(f"{PREFIX}{ns}/" for ns in namespaces)]:
+            want = await c.storage.get_list(prefix, ListOptions())
+            got = c.list_cached(prefix, ListOptions())
+            assert [(i.key, i.raw) for i in got.items] == [(i.key, i.raw) for i in want.items]
+            assert got.items and all(i.key.startswith(prefix) for i in got.items)
+            for limit in (1, 7):
+                pages, opts = [], ListOptions(limit=limit)
+                while True:
+                    page = c.list_cached(prefix, opts)
+                    stored = await c.storage.get_list(prefix, ListOptions(limit=limit, start_key=opts.start_key))
+                    assert [i.key for i in page.items] == [i.key for i in stored.items]
+                    assert (page.more, page.next_key) == (stored.more, stored.next_key)
+                    pages.extend(i.key for i in page.items)
+                    if not page.more:
+                        break
+                    assert page.remaining == len(want.items) - len(pages)
+                    opts = ListOptions(limit=limit, start_key=page.next_key)
+                assert pages == [i.key for i in want.items]
+
+    run(cacher_backend, body)

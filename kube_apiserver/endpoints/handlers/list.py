@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -121,6 +122,9 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
     return result, next_token
 
 
+_RAW = attrgetter("raw")  # an item's serialized bytes, made once by the watch cache
+
+
 async def list_resource(scope: RequestScope) -> None:
     predicate = selection(scope)
     result, next_token = await list_items(scope, predicate)
@@ -135,7 +139,7 @@ async def list_resource(scope: RequestScope) -> None:
     if out.form == "json":
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
-        await send_json_around(send, head[:-1] + b',"items":[', [i.raw for i in result.items], b"]}")
+        await send_json_around(send, head[:-1] + b',"items":[', list(map(_RAW, result.items)), b"]}")
         return
     objects = [i.obj for i in result.items]
     if out.form == "table":

@@ -11,6 +11,8 @@ import sys
 
 import uvicorn
 
+PIECE = 64 * 1024
+
 
 def main() -> None:
     port, cert, key = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -23,9 +25,16 @@ def main() -> None:
         ctype = b"application/json"
     headers = [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]
 
+    # a large body goes out in pieces of 64 KiB, as kube_apiserver writes a large list: written whole it
+    # is encrypted whole before the client sees its first byte (about twice slower for 14 MB)
+    view = memoryview(body)
+    pieces = [view[i : i + PIECE] for i in range(0, len(body), PIECE)] or [view]
+
     async def app(scope, receive, send):  # noqa: ANN001
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        for piece in pieces[:-1]:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        await send({"type": "http.response.body", "body": pieces[-1]})
 
     kwargs = {"ssl_cert_reqs": ssl.CERT_OPTIONAL, "ssl_ca_certs": ca} if ca else {}
     uvicorn.run(

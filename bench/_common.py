@@ -258,6 +258,7 @@ class Conn:
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = ctx.wrap_socket(raw, server_hostname=HOST) if ctx is not None else raw  # None: plain HTTP
         self.buf = bytearray()
+        self.body_buf = bytearray()  # see request_sized
 
     def _fill(self) -> None:
         data = self.sock.recv(262144)
@@ -266,7 +267,12 @@ class Conn:
         self.buf += data
 
     def request(
-        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        reuse: bool = False,
     ) -> tuple[int, bytes]:
         head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\n"
         for k, v in (headers or {}).items():
@@ -274,9 +280,19 @@ class Conn:
         if body is not None:
             head += f"Content-Length: {len(body)}\r\n"
         self.sock.sendall(head.encode() + b"\r\n" + (body or b""))
-        return self.read_response()
+        return self.read_response(reuse)
 
-    def read_response(self) -> tuple[int, bytes]:
+    def request_sized(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, int]:
+        """request(), but a large body is read into a buffer this connection keeps and only its size is
+        returned: every byte is still received and decrypted, without a fresh allocation of the body's size
+        per response (on this VM faulting in 14 MB of new pages costs the client ~6 ms, more than the
+        decryption)."""
+        status, data = self.request(method, path, body, headers, reuse=True)
+        return status, len(data)
+
+    def read_response(self, reuse: bool = False) -> tuple[int, bytes]:
         while (end := self.buf.find(b"\r\n\r\n")) < 0:
             self._fill()
         head = bytes(self.buf[:end]).lower()
@@ -291,7 +307,12 @@ class Conn:
                 del self.buf[:n]
                 return status, body
             # a large body is read straight into its own buffer: no copies of what came before
-            out = bytearray(n)
+            if reuse:
+                if len(self.body_buf) < n:
+                    self.body_buf = bytearray(n)
+                out = self.body_buf
+            else:
+                out = bytearray(n)
             view = memoryview(out)
             got = len(self.buf)
             view[:got] = self.buf
@@ -301,7 +322,7 @@ class Conn:
                 if not k:
                     raise ConnectionError("connection closed by the server")
                 got += k
-            return status, bytes(out)
+            return status, view[:n] if reuse else bytes(out)  # type: ignore[return-value]
         if b"transfer-encoding: chunked" not in head:
             raise ValueError(f"no framing in {head!r}")
         parts = []

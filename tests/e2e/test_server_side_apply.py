@@ -337,3 +337,32 @@ def test_apply_through_the_scale_subresource(server, ns):
     entry = next(e for e in dep["metadata"]["managedFields"] if e["manager"] == "autoscaler")
     assert (entry["operation"], entry["apiVersion"], entry["subresource"]) == ("Apply", "apps/v1", "scale")
     assert entry["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+
+
+def test_apply_through_the_status_subresource_records_its_manager(server, ns):
+    """A controller's SSA of status (controller-runtime's Status().Patch(..., client.Apply)): the
+    managedFields get its Apply entry for status; the same apply again writes nothing; another
+    manager's different value conflicts."""
+    server.kubectl("-n", ns, "create", "deployment", "web", "--image=nginx")
+    status = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": ns},
+        "status": {"replicas": 3, "conditions": [{"type": "Available", "status": "True", "reason": "Ok"}]},
+    }
+    apply(server, ns, status, "--subresource=status", "--field-manager=ctrl")
+    dep = get(server, ns, "deploy", "web")
+    by_manager = {(e["manager"], e["operation"], e.get("subresource", "")): e for e in dep["metadata"]["managedFields"]}
+    assert by_manager[("ctrl", "Apply", "status")]["fieldsV1"] == {
+        "f:status": {
+            "f:conditions": {'k:{"type":"Available"}': {".": {}, "f:reason": {}, "f:status": {}, "f:type": {}}},
+            "f:replicas": {},
+        }
+    }
+    assert ("kubectl-create", "Update", "") in by_manager
+    assert dep["status"]["replicas"] == 3
+    apply(server, ns, status, "--subresource=status", "--field-manager=ctrl")
+    assert get(server, ns, "deploy", "web")["metadata"]["resourceVersion"] == dep["metadata"]["resourceVersion"]
+    status["status"]["replicas"] = 4
+    r = apply(server, ns, status, "--subresource=status", "--field-manager=other", check=False)
+    assert r.returncode != 0 and 'conflict with "ctrl"' in r.stderr and ".status.replicas" in r.stderr

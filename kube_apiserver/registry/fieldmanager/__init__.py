@@ -128,4 +128,4 @@ def field_manager_of(store: Any, spec: Any, subresource: str) -> FieldManager:
 def hook_for(store: Any, spec: Any, subresource: str, manager: str, *, apply: bool = False) -> WriteHook:
     """The hook a write handler opens for store (the resource of spec, through subresource)."""
     fm = None if apply else field_manager_of(store, spec, subresource)
-    return WriteHook(store, fm if fm is None or fm.enabled else None, manager)
+    return WriteHook(store, fm if fm is None or fm.enabled else None, manager, applied=apply)

@@ -25,14 +25,19 @@ class WriteHook:
     """One write's field manager: update() for create/update/patch, nothing for apply (its managed
     fields come from the apply itself), and finish() for both."""
 
-    def __init__(self, store: Any, field_manager: FieldManager | None, manager: str) -> None:
+    def __init__(
+        self, store: Any, field_manager: FieldManager | None, manager: str, *, applied: bool = False
+    ) -> None:
         self.store = store
         self.field_manager = field_manager
         self.manager = manager
-        self._entries: Any = _UNSET  # what update() computed, for finish()
+        self.applied = applied  # the object comes from an apply, which made its managedFields
+        self._entries: Any = _UNSET  # what update() computed (or the apply made), for finish()
 
     def update(self, live: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
         if self.field_manager is None:
+            if self.applied:  # kept for finish(): a status strategy rebuilds the object from the old one
+                self._entries = _entries(new)
             return new
         out = self.field_manager.update(live, new, self.manager)
         self._entries = _entries(out)

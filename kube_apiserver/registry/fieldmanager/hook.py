@@ -25,9 +25,7 @@ class WriteHook:
     """One write's field manager: update() for create/update/patch, nothing for apply (its managed
     fields come from the apply itself), and finish() for both."""
 
-    def __init__(
-        self, store: Any, field_manager: FieldManager | None, manager: str, *, applied: bool = False
-    ) -> None:
+    def __init__(self, store: Any, field_manager: FieldManager | None, manager: str, *, applied: bool = False) -> None:
         self.store = store
         self.field_manager = field_manager
         self.manager = manager

@@ -638,7 +638,7 @@ def test_managed_fields(server, ns):
 
 
 def test_list_larger_than_one_write_piece(server, ns, core_v1):
-    """A JSON list is written in pieces of LIST_PIECE_BYTES (256 KiB): a list of ~700 KiB crosses several,
+    """A JSON list is written in pieces of about LIST_PIECE_BYTES (64 KiB): a list of ~700 KiB crosses many,
     and kubectl, the Python client and a raw GET all read one whole, valid document of the right length."""
     payload = "p" * (24 << 10)
     for i in range(30):

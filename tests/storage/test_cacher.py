@@ -273,6 +273,7 @@ def test_list_cached_agrees_with_the_storage_after_mixed_writes(cacher_backend):
             got = c.list_cached(prefix, ListOptions())
             assert [(i.key, i.raw) for i in got.items] == [(i.key, i.raw) for i in want.items]
             assert got.items and all(i.key.startswith(prefix) for i in got.items)
+            assert await c.count(prefix) == await c.storage.count(prefix) == len(want.items)
             for limit in (1, 7):
                 pages, opts = [], ListOptions(limit=limit)
                 while True:

@@ -298,15 +298,19 @@ class Cacher:
             raise KeyNotFoundError(key)
         return obj
 
+    def _key_range(self, prefix: str, start_key: str = "") -> tuple[int, int]:
+        """The indexes [i, end) of the keys under prefix from start_key on: one run of the sorted keys, up
+        to (not including) the prefix with its last character moved one on."""
+        keys = self.keys
+        i = bisect.bisect_left(keys, max(prefix, start_key))
+        return i, bisect.bisect_left(keys, prefix[:-1] + chr(ord(prefix[-1]) + 1), i) if prefix else len(keys)
+
     def list_cached(self, prefix: str, opts: ListOptions, converter: VersionConverter | None = None) -> ListResult:
         """The cached objects under prefix; with a converter, in its version (selected in that version too)."""
         if self.failure is not None:
             raise self.failure
         keys = self.keys
-        # the keys under prefix are one run of the sorted keys: from prefix up to (not including) the prefix
-        # with its last character moved one on
-        i = bisect.bisect_left(keys, max(prefix, opts.start_key))
-        end = bisect.bisect_left(keys, prefix[:-1] + chr(ord(prefix[-1]) + 1), i) if prefix else len(keys)
+        i, end = self._key_range(prefix, opts.start_key)
         pred, limit, ordered = opts.predicate, opts.limit, self.ordered
         if pred is None and converter is None:
             stop = i + limit if limit and end - i > limit else end
@@ -340,7 +344,8 @@ class Cacher:
 
     async def count(self, prefix: str) -> int:
         await self._ready.wait()
-        return sum(1 for k in self.keys if k.startswith(prefix))
+        i, end = self._key_range(prefix)
+        return end - i
 
     async def current_revision(self) -> int:
         return await self.storage.current_revision()

@@ -22,6 +22,7 @@ from kube_apiserver.server.certs import default_hosts, ensure_certificates, writ
 from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
 from kube_apiserver.server.serving import SecureServer
+from kube_apiserver.storage.errors import StorageError
 from kube_apiserver.storage.sqlite.store import SQLiteStorage
 from kube_apiserver.storage.value.encryptionconfig import EncryptionConfigError
 
@@ -112,7 +113,11 @@ async def run(opts: Options) -> None:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
     storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"), transformer_for=transformer_for)
-    await storage.start()
+    try:
+        await storage.start()
+    except StorageError as e:  # e.g. another kube-apiserver holds the data dir
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
     chain = create_server_chain(
         ControlPlaneConfig(
             storage=storage,

@@ -233,7 +233,8 @@ def test_cluster_scoped_and_crd_deletion(server, tmp_path):
     assert server.request("GET", f"/apis/{group}/v1/gizmos").status_code == 404
     # a new CRD of the same name starts empty
     _apply_crd(server, _crd(group, "gizmos", "Gizmo", scope="Cluster"), tmp_path)
-    assert server.request("GET", f"/apis/{group}/v1/gizmos").json()["items"] == []
+    r = server.request("GET", f"/apis/{group}/v1/gizmos")
+    assert r.json().get("items") == [], r.text
     server.kubectl("delete", "crd", name)
 
 

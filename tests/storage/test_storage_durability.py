@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import sqlite3
@@ -111,6 +112,17 @@ def test_acknowledged_writes_survive_kill_9(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         reader.join(10)
+    # The writer process outlives the killed server until it has committed what it had read (never
+    # less than what was acknowledged); it holds the data dir's lock until then.
+    with open(db + ".lock", "rb") as lock:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the orphaned writer did not exit"
+                time.sleep(0.01)
     acked: dict[str, int] = {}
     for line in lines[1:]:
         if not line.endswith(b"\n"):

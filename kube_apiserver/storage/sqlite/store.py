@@ -1,9 +1,14 @@
 """Embedded storage on SQLite: etcd's model (one revision counter, MVCC history, compaction) in one file.
 
-One writer thread owns the write connection. Writers from the event loop queue their operation and
-await a future; the writer drains everything queued, applies it in one transaction and commits once
-(group commit), so N concurrent writers pay for one fsync instead of N. A future resolves only after
-COMMIT returned, so an acknowledged write survives kill -9 (and, with synchronous=FULL, power loss).
+Writes are decided here, on the event loop, in the order they are submitted: the key index says whether a
+create collides or an update's resourceVersion is stale, the next revision is assigned and the object is
+encoded. The rows then go to the writer process (writer.py), which commits whatever has arrived in one
+transaction (group commit: N concurrent writers pay for one fsync) and reports the last message it
+committed. Only then are the watchers told and the callers answered, so an acknowledged write survives
+kill -9 (and, with synchronous=FULL, power loss).
+
+The writer is a process, not a thread, because a thread shares the GIL with the event loop: it retook it
+around every SQLite call and waited for the loop each time, so a batch took four times its work.
 
 Tables:
   kv(key, value, create_rev, mod_rev)  the latest state, for fast reads
@@ -14,9 +19,15 @@ Tables:
 from __future__ import annotations
 
 import asyncio
+import collections
+import fcntl
 import logging
-import queue
+import os
+import pickle
 import sqlite3
+import struct
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -49,22 +60,19 @@ from kube_apiserver.storage.interface import (
     WatchBatch,
     prefix_end,
 )
+from kube_apiserver.storage.sqlite import writer as writer_process
 from kube_apiserver.storage.value.transformer import IDENTITY, Transformer
 
 log = logging.getLogger(__name__)
 
 _TYPE_CREATE, _TYPE_UPDATE, _TYPE_DELETE = 0, 1, 2
 _EVENT_TYPES = {_TYPE_CREATE: ADDED, _TYPE_UPDATE: MODIFIED, _TYPE_DELETE: DELETED}
-_MAX_BATCH = 2000
-# Rows per multi-row statement: 4 parameters each stays under SQLite's oldest limit of 999.
-_ROWS_PER_STATEMENT = 128
-_UPSERT_KV = (
-    "INSERT INTO kv VALUES {} ON CONFLICT(key) DO UPDATE SET "
-    "value = excluded.value, create_rev = excluded.create_rev, mod_rev = excluded.mod_rev",
-    "(?, ?, ?, ?)",
-)
-_DELETE_KV = ("DELETE FROM kv WHERE key IN ({})", "?")
-_INSERT_HISTORY = ("INSERT INTO history VALUES {}", "(?, ?, ?, ?)")
+_HEADER = struct.Struct("<I")
+_ACK = struct.Struct("<Q")
+_PIPE_SIZE = 1 << 20  # room for many messages while the writer is in a transaction
+# How long a new writer waits for the data dir's lock: an orphan writer of a killed server finishes its
+# last transaction in milliseconds; longer than this, another live server holds the data dir.
+LOCK_TIMEOUT = 10.0
 
 _KV_COLUMNS = "(key TEXT PRIMARY KEY, value BLOB NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL)"
 _SCHEMA = f"""
@@ -77,12 +85,12 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 
 
 @dataclass(slots=True)
-class _Op:
-    kind: str  # create, update, delete, compact
-    key: str
-    obj: dict[str, Any] | None
-    expected_rev: int  # update/delete: the mod_rev the caller read; compact: the target revision
+class _Pending:
+    """A write sent to the writer process, answered once the writer reports its message committed."""
+
     future: asyncio.Future[Any]
+    event: Event | None  # None for a compaction
+    compact_to: int = 0
 
 
 class _Watcher:
@@ -99,31 +107,89 @@ def _set_revision(obj: dict[str, Any], rev: int) -> None:
     meta["resourceVersion"] = str(rev)
 
 
+class _WriterProcess:
+    """The running writer: the process and the two pipe ends the event loop uses."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], to_writer: int, from_writer: int) -> None:
+        self.proc = proc
+        self.to_writer = to_writer
+        self.from_writer = from_writer
+        self.out = bytearray()  # message bytes the pipe did not take yet
+        self.acks = bytearray()  # a partial acknowledgement
+        self.dead = False
+
+    @classmethod
+    async def start(cls, path: str, synchronous: str, lock_timeout: float) -> _WriterProcess:
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        try:
+            fcntl.fcntl(to_w, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+        except OSError:
+            pass  # a smaller pipe only means more partial writes
+        try:
+            # -S: the writer needs only the standard library, and starts faster without site-packages
+            proc = subprocess.Popen(
+                [sys.executable, "-S", writer_process.__file__, path, synchronous, str(lock_timeout)],
+                stdin=to_r,
+                stdout=from_w,
+                close_fds=True,
+            )
+        finally:
+            os.close(to_r)
+            os.close(from_w)
+        loop = asyncio.get_running_loop()
+        ready = await loop.run_in_executor(None, os.read, from_r, 1)
+        if ready != b"R":
+            os.close(to_w)
+            os.close(from_r)
+            code = await loop.run_in_executor(None, proc.wait)
+            if code == writer_process.EXIT_LOCKED:
+                raise UnavailableError("", f"{path} is in use by another kube-apiserver: its lock {path}.lock is held")
+            raise UnavailableError("", f"the storage writer for {path} did not start (exit code {code})")
+        os.set_blocking(to_w, False)
+        os.set_blocking(from_r, False)
+        return cls(proc, to_w, from_r)
+
+
 class SQLiteStorage:
     def __init__(
-        self, path: str, *, synchronous: str = "FULL", transformer_for: Callable[[str], Transformer] | None = None
+        self,
+        path: str,
+        *,
+        synchronous: str = "FULL",
+        transformer_for: Callable[[str], Transformer] | None = None,
+        lock_timeout: float = LOCK_TIMEOUT,
     ) -> None:
         self._path = path
         # the value transformer of each key (encryption at rest); values are plain in memory and in events
         self._transformer_for: Callable[[str], Transformer] = transformer_for or (lambda key: IDENTITY)
         self._synchronous = synchronous
-        self._queue: queue.SimpleQueue[_Op | None] = queue.SimpleQueue()
+        self._lock_timeout = lock_timeout
         self._watchers: list[_Watcher] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._writer: _WriterProcess | None = None
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-read")
         self._local = threading.local()
-        self._rev = 0  # the writer's last committed revision
-        self._delivered_rev = 0  # the last revision whose events reached the watchers (reads see up to here)
-        self._keys: dict[str, tuple[int, int]] = {}  # writer thread only: key → (create_rev, mod_rev)
+        self._rev = 0  # the last revision given to a write (committed or on its way to the writer)
+        self._delivered_rev = 0  # the last committed revision whose events reached the watchers
+        # key → (create_rev, mod_rev) after every write submitted so far, committed or not
+        self._keys: dict[str, tuple[int, int]] = {}
         self._compact_rev = 0
+        self._compact_sent = 0
+        self._seq = 0  # messages sent to the writer
+        self._outbox: list[tuple[int, str, int, int, bytes]] = []  # rows of the next message
+        self._outbox_pending: list[_Pending] = []
+        self._outbox_compact = 0
+        self._flush_scheduled = False
+        self._in_flight: collections.deque[tuple[int, list[_Pending]]] = collections.deque()
+        self._recovering: asyncio.Future[None] | None = None
+        self.transactions = 0  # transactions the writer reported (each covers one or more messages)
         self._closed = False
 
     # --- lifecycle ---
 
     def _connect(self) -> sqlite3.Connection:
-        # The writer's multi-row statements come in one text per row count: room for all of them.
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False, cached_statements=512)
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={self._synchronous}")
         conn.execute("PRAGMA busy_timeout=10000")
@@ -131,177 +197,272 @@ class SQLiteStorage:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        # The writer first: it holds the data dir's lock, so nothing else writes once it is running and
+        # the state read below stays true.
+        self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+        self._watch_writer()
         conn = self._connect()
-        conn.executescript(_SCHEMA)
-        _migrate_kv_to_rowid(conn)
+        try:
+            conn.executescript(_SCHEMA)
+            _migrate_kv_to_rowid(conn)
+            self._load_state(conn)
+        finally:
+            conn.close()
+
+    def _load_state(self, conn: sqlite3.Connection) -> None:
         rows = dict(conn.execute("SELECT name, value FROM meta").fetchall())
         self._rev = self._delivered_rev = int(rows.get("rev", 0))
+        self._compact_rev = self._compact_sent = int(rows.get("compact", 0))
         self._keys = {k: (c, m) for k, c, m in conn.execute("SELECT key, create_rev, mod_rev FROM kv")}
-        self._compact_rev = int(rows.get("compact", 0))
-        self._thread = threading.Thread(target=self._run_writer, args=(conn,), name="sqlite-writer", daemon=True)
-        self._thread.start()
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._queue.put(None)
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
-        for w in list(self._watchers):
-            w.queue.put_nowait(None)
+        if self._recovering is not None:
+            await asyncio.shield(self._recovering)
+        w = self._writer
+        if w is not None and not w.dead:
+            self._flush()
+            # what was sent is committed and answered before the writer goes: wait for its acks
+            deadline = asyncio.get_running_loop().time() + 30
+            while self._in_flight and not w.dead and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.002)
+            self._stop_writer(w)
+            await asyncio.get_running_loop().run_in_executor(None, w.proc.wait)
+        self._fail_all(UnavailableError("", "storage is closed"))
+        for watcher in list(self._watchers):
+            watcher.queue.put_nowait(None)
         self._readers.shutdown(wait=True)
 
-    # --- the writer thread ---
+    # --- the writer process ---
 
-    def _run_writer(self, conn: sqlite3.Connection) -> None:
-        while True:
-            op = self._queue.get()
-            if op is None:
-                break
-            batch = [op]
-            stop = False
-            while len(batch) < _MAX_BATCH:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    stop = True
-                    break
-                batch.append(nxt)
-            try:
-                self._commit(conn, batch)
-            except Exception as e:  # noqa: BLE001 - the writer thread must outlive any one batch
-                log.exception("storage writer: batch failed")
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-                err = UnavailableError("", f"storage write failed: {e}")
-                assert self._loop is not None
-                self._loop.call_soon_threadsafe(self._deliver, batch, [err] * len(batch), [], self._rev)
-            if stop:
-                break
-        conn.close()
+    def _watch_writer(self) -> None:
+        w = self._writer
+        assert w is not None and self._loop is not None
+        self._loop.add_reader(w.from_writer, self._on_acks, w)
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[_Op]) -> None:
-        # Everything a batch decides (preconditions, revisions, encoded values) is done first in Python;
-        # then a few multi-row statements write it. Each statement releases and retakes the GIL around
-        # sqlite3_step, and with the event loop busy every retake waits, so statements per batch, not
-        # per operation, is what keeps the writer from stalling behind the request handlers.
-        results: list[Any] = []
-        events: list[Event] = []
-        rev = self._rev
-        compact_to = 0
-        pending: dict[str, tuple[int, int] | None] = {}  # key index changes, kept only if COMMIT succeeds
-        latest: dict[str, bytes] = {}  # key → the stored value of its last write in this batch
-        history: list[tuple[int, str, int, bytes]] = []
-        for op in batch:
-            if op.kind == "compact":
-                compact_to = max(compact_to, op.expected_rev)
-                results.append(None)
-                continue
-            try:
-                event, kind, stored = self._apply(op, rev + 1, pending)
-            except StorageError as e:
-                results.append(e)
-                continue
-            rev += 1
-            history.append((rev, op.key, kind, stored))
-            if kind != _TYPE_DELETE:
-                latest[op.key] = stored
-            events.append(event)
-            results.append(event.object)
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            upserts = [(k, latest[k], *entry) for k, entry in pending.items() if entry is not None]
-            _write_rows(conn, _UPSERT_KV, upserts)
-            deleted = [(k,) for k, entry in pending.items() if entry is None]
-            _write_rows(conn, _DELETE_KV, deleted)
-            _write_rows(conn, _INSERT_HISTORY, history)
-            if compact_to > self._compact_rev:
-                self._compact(conn, min(compact_to, rev))
-            if rev != self._rev:
-                conn.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (rev,))
-            conn.execute("COMMIT")
-            for key, entry in pending.items():
-                if entry is None:
-                    self._keys.pop(key, None)
-                else:
-                    self._keys[key] = entry
-        except sqlite3.Error as e:
-            log.error("storage commit failed: %s", e)
-            try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            err = UnavailableError("", f"storage commit failed: {e}")
-            results = [err] * len(batch)
-            events = []
-            rev = self._rev
-        self._rev = rev
+    def _stop_writer(self, w: _WriterProcess) -> None:
+        if w.dead:
+            return
+        w.dead = True
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._deliver, batch, results, events, rev)
+        self._loop.remove_reader(w.from_writer)
+        if w.out:
+            self._loop.remove_writer(w.to_writer)
+        os.close(w.to_writer)  # EOF: the writer commits what it has whole and exits
+        os.close(w.from_writer)
 
-    def _apply(self, op: _Op, rev: int, pending: dict[str, tuple[int, int] | None]) -> tuple[Event, int, bytes]:
-        """Check op against the key index, give it revision rev and encode it: the event, the history
-        type and the value to store. pending records the key's new index entry."""
-        row = pending[op.key] if op.key in pending else self._keys.get(op.key)
-        obj = op.obj
-        assert obj is not None
-        if op.kind == "create":
-            if row is not None:
-                raise KeyExistsError(op.key)
-            entry: tuple[int, int] | None = (rev, rev)
-            kind = _TYPE_CREATE
-        else:
-            if row is None:
-                raise KeyNotFoundError(op.key)
-            if row[1] != op.expected_rev:
-                raise ResourceVersionConflictError(op.key, revision=row[1])
-            entry, kind = ((row[0], rev), _TYPE_UPDATE) if op.kind == "update" else (None, _TYPE_DELETE)
-        _set_revision(obj, rev)
-        raw = _encode(op.key, obj)
-        stored = self._transformer_for(op.key).to_storage(raw, op.key)
-        pending[op.key] = entry
-        return Event(_EVENT_TYPES[kind], op.key, StoredObject(obj, raw, rev, op.key), rev), kind, stored
+    def _flush(self) -> None:
+        """Send the rows decided since the last message as one message. While a message is in flight the
+        writer is in a transaction and could not read another before it ends, so rows wait for its
+        acknowledgement and go together: one write and one wake-up of the writer per transaction."""
+        self._flush_scheduled = False
+        if not self._outbox_pending or self._in_flight:
+            return
+        w = self._writer
+        rows, pending, compact = self._outbox, self._outbox_pending, self._outbox_compact
+        self._outbox, self._outbox_pending, self._outbox_compact = [], [], 0
+        self._seq += 1
+        self._in_flight.append((self._seq, pending))
+        if w is None or w.dead:
+            return  # recovery answers it
+        payload = pickle.dumps((self._seq, rows, compact), protocol=pickle.HIGHEST_PROTOCOL)
+        data = _HEADER.pack(len(payload)) + payload
+        if w.out:
+            w.out += data
+            return
+        try:
+            n = os.write(w.to_writer, data)
+        except BlockingIOError:
+            n = 0
+        except OSError as e:  # the writer is gone (EPIPE): its acks reader sees EOF and recovers
+            log.error("storage writer: cannot send: %s", e)
+            self._writer_failed(w)
+            return
+        if n < len(data):
+            w.out += memoryview(data)[n:]
+            assert self._loop is not None
+            self._loop.add_writer(w.to_writer, self._send_rest, w)
 
-    def _compact(self, conn: sqlite3.Connection, target: int) -> None:
-        # Like etcd: drop every version older than target except the newest one of each live key.
-        conn.execute(
-            "DELETE FROM history WHERE rev < ?1 AND (type = 2 OR rev NOT IN "
-            "(SELECT MAX(rev) FROM history WHERE rev < ?1 GROUP BY key))",
-            (target,),
-        )
-        conn.execute("INSERT OR REPLACE INTO meta VALUES ('compact', ?)", (target,))
-        self._compact_rev = target
+    def _send_rest(self, w: _WriterProcess) -> None:
+        try:
+            n = os.write(w.to_writer, w.out)
+        except BlockingIOError:
+            return
+        except OSError as e:
+            log.error("storage writer: cannot send: %s", e)
+            self._writer_failed(w)
+            return
+        del w.out[:n]
+        if not w.out:
+            assert self._loop is not None
+            self._loop.remove_writer(w.to_writer)
 
-    def _deliver(self, batch: list[_Op], results: list[Any], events: list[Event], rev: int) -> None:
+    def _on_acks(self, w: _WriterProcess) -> None:
+        try:
+            data = os.read(w.from_writer, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._writer_failed(w)
+            return
+        w.acks += data
+        n = len(w.acks) // _ACK.size
+        if not n:
+            return
+        self.transactions += n
+        (seq,) = _ACK.unpack_from(w.acks, (n - 1) * _ACK.size)
+        del w.acks[: n * _ACK.size]
+        self._committed(seq)
+
+    def _committed(self, seq: int) -> None:
+        """Messages up to seq are committed: tell the watchers, then answer the writers."""
+        done: list[_Pending] = []
+        while self._in_flight and self._in_flight[0][0] <= seq:
+            done.extend(self._in_flight.popleft()[1])
+        self._flush()  # what waited for this transaction to end
+        self._deliver(done)
+
+    def _deliver(self, done: list[_Pending]) -> None:
         # Watchers first, so that an event is queued to every watcher before its writer is answered.
         # Only watchers with events are woken; the others learn the revision when they ask
         # (request_progress), as etcd's watchers do.
+        events = [p.event for p in done if p.event is not None]
         if events:
             for prefix, mine in _events_by_prefix(events, {w.prefix for w in self._watchers}).items():
                 batch_of_prefix = WatchBatch(mine, mine[-1].revision)
                 for w in self._watchers:
                     if w.prefix == prefix:
                         w.queue.put_nowait(batch_of_prefix)
-        if rev > self._delivered_rev:
-            self._delivered_rev = rev
-        for op, result in zip(batch, results, strict=True):
-            if op.future.done():
-                continue
-            if isinstance(result, BaseException):
-                op.future.set_exception(result)
-            else:
-                op.future.set_result(result)
+            if events[-1].revision > self._delivered_rev:
+                self._delivered_rev = events[-1].revision
+        for p in done:
+            if p.compact_to > self._compact_rev:
+                self._compact_rev = p.compact_to
+            if not p.future.done():
+                p.future.set_result(None if p.event is None else p.event.object)
+
+    def _writer_failed(self, w: _WriterProcess) -> None:
+        if w.dead or w is not self._writer:
+            return
+        self._stop_writer(w)
+        if self._recovering is None and not self._closed:
+            assert self._loop is not None
+            self._recovering = self._loop.create_future()
+            self._loop.create_task(self._recover(w))
+
+    async def _recover(self, w: _WriterProcess) -> None:
+        """The writer died (killed, or a SQLite error it rolled back): what it committed is in the database,
+        so the writes up to the database's revision are answered as done and the rest fail; the key index
+        is read back from the database and a new writer takes over."""
+        loop = asyncio.get_running_loop()
+        code = await loop.run_in_executor(None, w.proc.wait)
+        log.error("storage writer exited (code %s); recovering from the database", code)
+        self._writer = None
+        try:
+            conn = self._connect()
+            try:
+                rows = dict(conn.execute("SELECT name, value FROM meta").fetchall())
+                committed = int(rows.get("rev", 0))
+                done: list[_Pending] = []
+                failed: list[_Pending] = []
+                while self._in_flight:
+                    for p in self._in_flight.popleft()[1]:
+                        ok = p.event.revision <= committed if p.event is not None else True
+                        (done if ok else failed).append(p)
+                self._deliver(done)
+                self._fail(failed, UnavailableError("", f"storage write failed: the writer exited (code {code})"))
+                self._fail_all(UnavailableError("", "storage write failed: the writer exited"))
+                self._load_state(conn)
+            finally:
+                conn.close()
+            if not self._closed:
+                self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+                self._watch_writer()
+        except (sqlite3.Error, OSError, StorageError) as e:
+            log.error("storage: recovery failed: %s", e)
+        finally:
+            fut, self._recovering = self._recovering, None
+            if fut is not None:
+                fut.set_result(None)
+
+    async def _restart_writer(self, key: str) -> None:
+        assert self._loop is not None
+        self._recovering = self._loop.create_future()
+        try:
+            self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+            self._watch_writer()
+        except (OSError, StorageError) as e:
+            raise UnavailableError(key, f"storage writer is not running: {e}") from None
+        finally:
+            fut, self._recovering = self._recovering, None
+            fut.set_result(None)
+
+    def _fail(self, pending: list[_Pending], err: Exception) -> None:
+        for p in pending:
+            if not p.future.done():
+                p.future.set_exception(err)
+
+    def _fail_all(self, err: Exception) -> None:
+        """Fail every write not yet answered (the outbox's and the in-flight messages')."""
+        pending = self._outbox_pending
+        self._outbox, self._outbox_pending, self._outbox_compact = [], [], 0
+        while self._in_flight:
+            pending.extend(self._in_flight.popleft()[1])
+        self._fail(pending, err)
+
+    def _apply(self, kind: str, key: str, obj: dict[str, Any], expected_rev: int) -> tuple[Event, tuple[Any, ...]]:
+        """Check a write against the key index, give it the next revision and encode it: its event and the
+        row for the writer. The key index moves at once, so the next write is checked against this one."""
+        row = self._keys.get(key)
+        rev = self._rev + 1
+        if kind == "create":
+            if row is not None:
+                raise KeyExistsError(key)
+            entry: tuple[int, int] | None = (rev, rev)
+            type_ = _TYPE_CREATE
+        else:
+            if row is None:
+                raise KeyNotFoundError(key)
+            if row[1] != expected_rev:
+                raise ResourceVersionConflictError(key, revision=row[1])
+            entry, type_ = ((row[0], rev), _TYPE_UPDATE) if kind == "update" else (None, _TYPE_DELETE)
+        _set_revision(obj, rev)
+        raw = _encode(key, obj)
+        stored = self._transformer_for(key).to_storage(raw, key)
+        self._rev = rev
+        if entry is None:
+            del self._keys[key]
+        else:
+            self._keys[key] = entry
+        event = Event(_EVENT_TYPES[type_], key, StoredObject(obj, raw, rev, key), rev)
+        return event, (rev, key, type_, entry[0] if entry is not None else row[0], stored)  # type: ignore[index]
 
     async def _submit(self, kind: str, key: str, obj: dict[str, Any] | None, expected_rev: int = 0) -> Any:
         if self._closed:
             raise UnavailableError(key, "storage is closed")
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put(_Op(kind, key, obj, expected_rev, fut))
+        while self._recovering is not None:
+            await asyncio.shield(self._recovering)
+        loop = asyncio.get_running_loop()
+        if self._writer is None:  # its last start failed: try again, one start for all who wait
+            await self._restart_writer(key)
+        fut: asyncio.Future[Any] = loop.create_future()
+        if kind == "compact":
+            target = min(expected_rev, self._rev)
+            if target > self._compact_sent:
+                self._compact_sent = self._outbox_compact = target
+            self._outbox_pending.append(_Pending(fut, None, target))
+        else:
+            assert obj is not None
+            event, row = self._apply(kind, key, obj, expected_rev)
+            self._outbox.append(row)
+            self._outbox_pending.append(_Pending(fut, event))
+        if not self._flush_scheduled and not self._in_flight:
+            self._flush_scheduled = True
+            loop.call_soon(self._flush)
         return await fut
 
     # --- reads (on reader threads: each has its own connection) ---
@@ -474,7 +635,9 @@ class SQLiteStorage:
                 if revision < self._compact_rev:
                     raise ExpiredError(prefix, revision=self._compact_rev)
                 catch_up = await self._read(self._history_sync, prefix, revision)
-                if catch_up.events:
+                if catch_up.events or catch_up.revision > revision:
+                    # even with no events under prefix: the watcher learns the revision it is at, and a
+                    # progress request that came during the catch-up (skipped below) is answered
                     yield catch_up
                 last = catch_up.revision
             while True:
@@ -546,15 +709,6 @@ def _events_by_prefix(events: list[Event], prefixes: set[str]) -> dict[str, list
             if key.startswith(p):
                 out.setdefault(p, []).append(e)
     return out
-
-
-def _write_rows(conn: sqlite3.Connection, statement: tuple[str, str], rows: list[tuple[Any, ...]]) -> None:
-    """Run statement (a template and its per-row placeholder) over rows, many rows per statement."""
-    template, placeholder = statement
-    for i in range(0, len(rows), _ROWS_PER_STATEMENT):
-        chunk = rows[i : i + _ROWS_PER_STATEMENT]
-        sql = template.format(", ".join([placeholder] * len(chunk)))
-        conn.execute(sql, [value for row in chunk for value in row])
 
 
 def _encode(key: str, obj: dict[str, Any]) -> bytes:

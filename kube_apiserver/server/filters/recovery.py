@@ -57,5 +57,16 @@ def with_panic_recovery(app: ASGIApp) -> ASGIApp:
             log.exception("unhandled error serving %s %s", scope.get("method"), scope.get("path"))
             if not state.started:
                 await send_status_error(state_send, new_internal_error(type(e).__name__))
+        finally:
+            _release(scope)
 
     return handler
+
+
+def _release(scope: dict[str, Any]) -> None:
+    """Drop what the chain put in the scope once the request is over. The Request and the scope refer to
+    each other, and through the scope that cycle held everything else of the request (its info, user,
+    response state, closures): only the cyclic collector could free them. Tens of objects per request
+    were left to it, and collecting them was a sixth of the event loop's time under a create load."""
+    for key in [k for k in scope if k.startswith("k8s.")]:
+        del scope[key]

@@ -23,7 +23,7 @@ from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fa
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
 from kube_apiserver.server.serving import SecureServer
 from kube_apiserver.storage.errors import StorageError
-from kube_apiserver.storage.sqlite.store import SQLiteStorage
+from kube_apiserver.storage.sqlite.store import SQLiteStorage, WriterProcess, spawn_writer
 from kube_apiserver.storage.value.encryptionconfig import EncryptionConfigError
 
 log = logging.getLogger("kube_apiserver")
@@ -65,6 +65,16 @@ async def _compactor(storage: SQLiteStorage, interval: float) -> None:
 async def run(opts: Options) -> None:
     t0 = time.monotonic()
     os.makedirs(opts.data_dir, exist_ok=True)
+    # The storage's writer process starts while certificates and options are prepared (~30 ms)
+    state_db = os.path.join(opts.data_dir, "state.db")
+    writer = spawn_writer(state_db)
+    try:
+        await _run(opts, t0, state_db, writer)
+    finally:
+        writer.abandon()  # an exit before the storage took it: the writer sees EOF and ends
+
+
+async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -> None:
     advertise = _advertise_address(opts)
     service_ip = first_service_ip(opts.service_cluster_ip_range)
     hosts, ips = default_hosts(service_ip, advertise, opts.bind_address)
@@ -112,7 +122,7 @@ async def run(opts: Options) -> None:
     except EncryptionConfigError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
-    storage = SQLiteStorage(os.path.join(opts.data_dir, "state.db"), transformer_for=transformer_for)
+    storage = SQLiteStorage(state_db, transformer_for=transformer_for, writer=writer)
     try:
         await storage.start()
     except StorageError as e:  # e.g. another kube-apiserver holds the data dir

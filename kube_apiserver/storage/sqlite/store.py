@@ -107,8 +107,8 @@ def _set_revision(obj: dict[str, Any], rev: int) -> None:
     meta["resourceVersion"] = str(rev)
 
 
-class _WriterProcess:
-    """The running writer: the process and the two pipe ends the event loop uses."""
+class WriterProcess:
+    """The writer process and the two pipe ends the event loop uses."""
 
     def __init__(self, proc: subprocess.Popen[bytes], to_writer: int, from_writer: int) -> None:
         self.proc = proc
@@ -117,9 +117,13 @@ class _WriterProcess:
         self.out = bytearray()  # message bytes the pipe did not take yet
         self.acks = bytearray()  # a partial acknowledgement
         self.dead = False
+        self.adopted = False  # a SQLiteStorage runs it
+        self.path = ""
 
     @classmethod
-    async def start(cls, path: str, synchronous: str, lock_timeout: float) -> _WriterProcess:
+    def spawn(cls, path: str, synchronous: str = "FULL", lock_timeout: float = LOCK_TIMEOUT) -> WriterProcess:
+        """Start the process; ready() waits until it holds the lock (the server does other startup
+        work meanwhile)."""
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         try:
@@ -137,18 +141,42 @@ class _WriterProcess:
         finally:
             os.close(to_r)
             os.close(from_w)
+        w = cls(proc, to_w, from_r)
+        w.path = path
+        return w
+
+    async def ready(self) -> None:
         loop = asyncio.get_running_loop()
-        ready = await loop.run_in_executor(None, os.read, from_r, 1)
+        ready = await loop.run_in_executor(None, os.read, self.from_writer, 1)
         if ready != b"R":
-            os.close(to_w)
-            os.close(from_r)
-            code = await loop.run_in_executor(None, proc.wait)
+            self.dead = True
+            os.close(self.to_writer)
+            os.close(self.from_writer)
+            code = await loop.run_in_executor(None, self.proc.wait)
+            path = self.path
             if code == writer_process.EXIT_LOCKED:
                 raise UnavailableError("", f"{path} is in use by another kube-apiserver: its lock {path}.lock is held")
             raise UnavailableError("", f"the storage writer for {path} did not start (exit code {code})")
-        os.set_blocking(to_w, False)
-        os.set_blocking(from_r, False)
-        return cls(proc, to_w, from_r)
+        os.set_blocking(self.to_writer, False)
+        os.set_blocking(self.from_writer, False)
+
+    def abandon(self) -> None:
+        """Close the pipes of a writer no storage took (the server exits during startup)."""
+        if not self.adopted and not self.dead:
+            self.dead = True
+            os.close(self.to_writer)
+            os.close(self.from_writer)
+
+    @classmethod
+    async def start(cls, path: str, synchronous: str, lock_timeout: float) -> WriterProcess:
+        w = cls.spawn(path, synchronous, lock_timeout)
+        await w.ready()
+        return w
+
+
+def spawn_writer(path: str) -> WriterProcess:
+    """Start the writer of the database at path early; hand it to SQLiteStorage(writer=...)."""
+    return WriterProcess.spawn(path)
 
 
 class SQLiteStorage:
@@ -159,15 +187,17 @@ class SQLiteStorage:
         synchronous: str = "FULL",
         transformer_for: Callable[[str], Transformer] | None = None,
         lock_timeout: float = LOCK_TIMEOUT,
+        writer: WriterProcess | None = None,
     ) -> None:
         self._path = path
+        self._spawned = writer  # started early by spawn_writer(path), with the default synchronous
         # the value transformer of each key (encryption at rest); values are plain in memory and in events
         self._transformer_for: Callable[[str], Transformer] = transformer_for or (lambda key: IDENTITY)
         self._synchronous = synchronous
         self._lock_timeout = lock_timeout
         self._watchers: list[_Watcher] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._writer: _WriterProcess | None = None
+        self._writer: WriterProcess | None = None
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sqlite-read")
         self._local = threading.local()
         self._rev = 0  # the last revision given to a write (committed or on its way to the writer)
@@ -199,7 +229,13 @@ class SQLiteStorage:
         self._loop = asyncio.get_running_loop()
         # The writer first: it holds the data dir's lock, so nothing else writes once it is running and
         # the state read below stays true.
-        self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+        spawned, self._spawned = self._spawned, None
+        if spawned is not None:
+            spawned.adopted = True
+            await spawned.ready()
+            self._writer = spawned
+        else:
+            self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
         self._watch_writer()
         conn = self._connect()
         try:
@@ -242,7 +278,7 @@ class SQLiteStorage:
         assert w is not None and self._loop is not None
         self._loop.add_reader(w.from_writer, self._on_acks, w)
 
-    def _stop_writer(self, w: _WriterProcess) -> None:
+    def _stop_writer(self, w: WriterProcess) -> None:
         if w.dead:
             return
         w.dead = True
@@ -285,7 +321,7 @@ class SQLiteStorage:
             assert self._loop is not None
             self._loop.add_writer(w.to_writer, self._send_rest, w)
 
-    def _send_rest(self, w: _WriterProcess) -> None:
+    def _send_rest(self, w: WriterProcess) -> None:
         try:
             n = os.write(w.to_writer, w.out)
         except BlockingIOError:
@@ -299,7 +335,7 @@ class SQLiteStorage:
             assert self._loop is not None
             self._loop.remove_writer(w.to_writer)
 
-    def _on_acks(self, w: _WriterProcess) -> None:
+    def _on_acks(self, w: WriterProcess) -> None:
         try:
             data = os.read(w.from_writer, 65536)
         except BlockingIOError:
@@ -345,7 +381,7 @@ class SQLiteStorage:
             if not p.future.done():
                 p.future.set_result(None if p.event is None else p.event.object)
 
-    def _writer_failed(self, w: _WriterProcess) -> None:
+    def _writer_failed(self, w: WriterProcess) -> None:
         if w.dead or w is not self._writer:
             return
         self._stop_writer(w)
@@ -354,7 +390,7 @@ class SQLiteStorage:
             self._recovering = self._loop.create_future()
             self._loop.create_task(self._recover(w))
 
-    async def _recover(self, w: _WriterProcess) -> None:
+    async def _recover(self, w: WriterProcess) -> None:
         """The writer died (killed, or a SQLite error it rolled back): what it committed is in the database,
         so the writes up to the database's revision are answered as done and the rest fail; the key index
         is read back from the database and a new writer takes over."""
@@ -380,7 +416,7 @@ class SQLiteStorage:
             finally:
                 conn.close()
             if not self._closed:
-                self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+                self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
                 self._watch_writer()
         except (sqlite3.Error, OSError, StorageError) as e:
             log.error("storage: recovery failed: %s", e)
@@ -393,7 +429,7 @@ class SQLiteStorage:
         assert self._loop is not None
         self._recovering = self._loop.create_future()
         try:
-            self._writer = await _WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+            self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
             self._watch_writer()
         except (OSError, StorageError) as e:
             raise UnavailableError(key, f"storage writer is not running: {e}") from None

@@ -25,7 +25,6 @@ import logging
 import os
 import pickle
 import sqlite3
-import struct
 import subprocess
 import sys
 import threading
@@ -65,10 +64,14 @@ from kube_apiserver.storage.value.transformer import IDENTITY, Transformer
 
 log = logging.getLogger(__name__)
 
-_TYPE_CREATE, _TYPE_UPDATE, _TYPE_DELETE = 0, 1, 2
+_TYPE_CREATE, _TYPE_UPDATE, _TYPE_DELETE = (
+    writer_process.TYPE_CREATE,
+    writer_process.TYPE_UPDATE,
+    writer_process.TYPE_DELETE,
+)
 _EVENT_TYPES = {_TYPE_CREATE: ADDED, _TYPE_UPDATE: MODIFIED, _TYPE_DELETE: DELETED}
-_HEADER = struct.Struct("<I")
-_ACK = struct.Struct("<Q")
+_HEADER = writer_process.HEADER
+_ACK = writer_process.ACK
 _PIPE_SIZE = 1 << 20  # room for many messages while the writer is in a transaction
 # How long a new writer waits for the data dir's lock: an orphan writer of a killed server finishes its
 # last transaction in milliseconds; longer than this, another live server holds the data dir.

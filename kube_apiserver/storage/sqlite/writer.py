@@ -29,9 +29,10 @@ import sys
 import time
 from typing import Any
 
-_HEADER = struct.Struct("<I")
-_ACK = struct.Struct("<Q")
-_TYPE_DELETE = 2
+# The protocol, shared with store.py: message length prefix, acknowledgement, history row types.
+HEADER = struct.Struct("<I")
+ACK = struct.Struct("<Q")
+TYPE_CREATE, TYPE_UPDATE, TYPE_DELETE = 0, 1, 2
 EXIT_LOCKED = 3  # another process holds the data dir's lock
 # Rows per multi-row statement: 4 parameters each stays under SQLite's oldest limit of 999.
 _ROWS_PER_STATEMENT = 128
@@ -62,7 +63,7 @@ def commit(conn: sqlite3.Connection, messages: list[tuple[int, list[tuple[Any, .
     for _seq, rows, compact in messages:
         for rev, key, kind, create_rev, value in rows:
             history.append((rev, key, kind, value))
-            latest[key] = None if kind == _TYPE_DELETE else (key, value, create_rev, rev)
+            latest[key] = None if kind == TYPE_DELETE else (key, value, create_rev, rev)
         compact_to = max(compact_to, compact)
     conn.execute("BEGIN IMMEDIATE")
     _write_rows(conn, _UPSERT_KV, [row for row in latest.values() if row is not None])
@@ -115,12 +116,12 @@ def main(path: str, synchronous: str, lock_timeout: float) -> int:
         buf += chunk
         messages = []
         pos = 0
-        while len(buf) - pos >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(buf, pos)
-            end = pos + _HEADER.size + size
+        while len(buf) - pos >= HEADER.size:
+            (size,) = HEADER.unpack_from(buf, pos)
+            end = pos + HEADER.size + size
             if end > len(buf):
                 break
-            messages.append(pickle.loads(buf[pos + _HEADER.size : end]))
+            messages.append(pickle.loads(buf[pos + HEADER.size : end]))
             pos = end
         del buf[:pos]
         if not messages:
@@ -135,7 +136,7 @@ def main(path: str, synchronous: str, lock_timeout: float) -> int:
                 pass
             return 1
         try:
-            os.write(1, _ACK.pack(messages[-1][0]))
+            os.write(1, ACK.pack(messages[-1][0]))
         except BrokenPipeError:
             eof = True  # the server is gone; what is committed stays committed
     conn.close()

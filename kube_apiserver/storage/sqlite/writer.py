@@ -106,7 +106,10 @@ def main(path: str, synchronous: str, lock_timeout: float) -> int:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute("PRAGMA busy_timeout=10000")
-    os.write(1, b"R")
+    try:
+        os.write(1, b"R")
+    except BrokenPipeError:
+        return 0  # the server exited during its startup (e.g. a bad flag) and left this writer unused
     buf = bytearray()
     eof = False
     while not eof:

@@ -78,7 +78,14 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
     advertise = _advertise_address(opts)
     service_ip = first_service_ip(opts.service_cluster_ip_range)
     hosts, ips = default_hosts(service_ip, advertise, opts.bind_address)
-    certs = ensure_certificates(os.path.join(opts.data_dir, "pki"), hosts, ips)
+    certs = ensure_certificates(os.path.join(opts.data_dir, "pki"), hosts, ips)  # only adds missing files
+    try:
+        # The data dir is ours (the writer holds its lock) before anything in it is rewritten: a second
+        # server on the same dir must not point admin.kubeconfig at itself, or remake the CA bundle.
+        await writer.ready()
+    except StorageError as e:
+        sys.stderr.write(f"Error: {e}\n")
+        raise SystemExit(1) from None
     cert_file = opts.secure_serving.tls_cert_file or certs.serving_cert
     key_file = opts.secure_serving.tls_private_key_file or certs.serving_key
     client_ca = _client_ca_bundle(opts, certs.ca_cert)

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import signal
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import requests
+from conftest import free_port
 from e2e_helpers import wait_until
 
 
@@ -238,3 +242,66 @@ def test_sigterm_with_idle_keepalive_connection_exits_promptly(server_factory):
         s.close()
     srv.kill()
     assert elapsed < 5, f"server took {elapsed:.1f}s to exit with an idle keep-alive connection open"
+
+
+def _writer_pid(srv) -> int:
+    """The server's SQLite writer process (its only child)."""
+    children = Path(f"/proc/{srv.proc.pid}/task/{srv.proc.pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+def test_a_killed_storage_writer_is_replaced_and_no_write_is_lost(server_factory):
+    """kill -9 of the SQLite writer process: the server starts another one, and kubectl goes on working.
+    A write the kill cut short is answered 503 ServiceUnavailable, never 500, and every write that was
+    answered 201 is there."""
+    srv = server_factory()
+    created = []
+    for i in range(5):
+        srv.kubectl("create", "configmap", f"before-{i}", "--from-literal=i=" + str(i))
+        created.append(f"before-{i}")
+    first = _writer_pid(srv)
+    os.kill(first, signal.SIGKILL)
+    wait_until(lambda: _writer_pid(srv) != first, message="a new writer")
+    statuses = []
+    for i in range(5):
+        r = srv.request("POST", "/api/v1/namespaces/default/configmaps", json=_cm(f"after-{i}"))
+        statuses.append(r.status_code)
+        if r.status_code == 201:
+            created.append(f"after-{i}")
+        else:
+            assert r.json()["reason"] == "ServiceUnavailable", r.text
+    assert statuses[-1] == 201 and set(statuses) <= {201, 503}, statuses
+    out = srv.kubectl("get", "configmaps", "-o", "name").stdout.split()
+    assert {f"configmap/{n}" for n in created} <= set(out)
+    srv.restart()
+    out = srv.kubectl("get", "configmaps", "-o", "name").stdout.split()
+    assert {f"configmap/{n}" for n in created} <= set(out)
+
+
+def test_a_second_server_on_the_same_data_dir_exits_with_one_line(server_factory, tmp_path):
+    """Two servers must never write one database: the second one says so and exits 1 (after waiting
+    10 s, the time an orphaned writer of a killed server may need to finish its last transaction)."""
+    srv = server_factory()
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kube_apiserver",
+            "--data-dir",
+            str(srv.data_dir),
+            "--secure-port",
+            str(free_port()),
+            "--bind-address",
+            "127.0.0.1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 1, res.stderr
+    db = srv.data_dir / "state.db"
+    assert res.stderr.strip().splitlines()[-1] == (
+        f"Error: {db} is in use by another kube-apiserver: its lock {db}.lock is held"
+    )
+    srv.kubectl("create", "configmap", "still-served")  # the first server is unaffected

@@ -121,6 +121,7 @@ class WriterProcess:
         self.acks = bytearray()  # a partial acknowledgement
         self.dead = False
         self.adopted = False  # a SQLiteStorage runs it
+        self.is_ready = False  # it holds the lock and reads messages
         self.path = ""
 
     @classmethod
@@ -149,6 +150,9 @@ class WriterProcess:
         return w
 
     async def ready(self) -> None:
+        """Wait until the writer holds the data dir's lock (at once if it already did)."""
+        if self.is_ready:
+            return
         loop = asyncio.get_running_loop()
         ready = await loop.run_in_executor(None, os.read, self.from_writer, 1)
         if ready != b"R":
@@ -162,6 +166,7 @@ class WriterProcess:
             raise UnavailableError("", f"the storage writer for {path} did not start (exit code {code})")
         os.set_blocking(self.to_writer, False)
         os.set_blocking(self.from_writer, False)
+        self.is_ready = True
 
     def abandon(self) -> None:
         """Close the pipes of a writer no storage took (the server exits during startup)."""
@@ -275,6 +280,10 @@ class SQLiteStorage:
         self._readers.shutdown(wait=True)
 
     # --- the writer process ---
+
+    async def _start_writer(self) -> None:
+        self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
+        self._watch_writer()
 
     def _watch_writer(self) -> None:
         w = self._writer
@@ -419,8 +428,7 @@ class SQLiteStorage:
             finally:
                 conn.close()
             if not self._closed:
-                self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
-                self._watch_writer()
+                await self._start_writer()
         except (sqlite3.Error, OSError, StorageError) as e:
             log.error("storage: recovery failed: %s", e)
         finally:
@@ -432,8 +440,7 @@ class SQLiteStorage:
         assert self._loop is not None
         self._recovering = self._loop.create_future()
         try:
-            self._writer = await WriterProcess.start(self._path, self._synchronous, self._lock_timeout)
-            self._watch_writer()
+            await self._start_writer()
         except (OSError, StorageError) as e:
             raise UnavailableError(key, f"storage writer is not running: {e}") from None
         finally:

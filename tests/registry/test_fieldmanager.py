@@ -316,6 +316,42 @@ def test_a_configmap_created_then_labelled():
     ]
 
 
+@pytest.mark.parametrize(
+    ("api_version", "kind", "obj"),
+    [
+        ("apps/v1", "Deployment", None),
+        ("v1", "ConfigMap", {"metadata": {"name": "c", "labels": {"a": "b"}}, "data": {"k": "v"}, "immutable": True}),
+        (
+            "v1",
+            "Pod",
+            {
+                "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+                "status": {"phase": "Pending"},
+            },
+        ),
+        (
+            "v1",
+            "Service",
+            {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80, "protocol": "TCP"}], "selector": {}}},
+        ),
+        ("v1", "Secret", {"metadata": {"name": "s", "uid": "u", "creationTimestamp": "2026-01-01T00:00:00Z"}}),
+    ],
+)
+def test_a_create_owns_what_the_general_update_against_the_empty_object_gives(
+    api_version: str, kind: str, obj: dict[str, Any] | None
+) -> None:
+    # update(None, ...) takes a shortcut for creates; the general path, from the kind's empty object, must agree
+    fm = fieldmanager.field_manager_for(api_version, kind, has_status=kind != "ConfigMap")
+    new = kubectl_create_deployment() if obj is None else {"apiVersion": api_version, "kind": kind, **obj}
+    created = fm.update(None, copy.deepcopy(new), "m")
+    general = fm.update(fm.zero(), copy.deepcopy(new), "m")
+    assert entries(created) == entries(general)
+    for obj_ in (created, general):
+        obj_["metadata"].pop("managedFields", None)
+    assert created == general
+
+
 def test_an_update_takes_fields_from_others_and_merges_with_its_earlier_entry():
     fm = fieldmanager.field_manager_for("v1", "ConfigMap")
     cm = stored(

@@ -20,6 +20,7 @@ from kube_apiserver.registry.fieldmanager import fieldpath as fp
 from kube_apiserver.registry.fieldmanager import merge, typed
 from kube_apiserver.registry.fieldmanager.managedfields import (
     APPLY,
+    FIELDS_V1,
     UPDATE,
     DecodeError,
     Managed,
@@ -199,6 +200,8 @@ class FieldManager:
         On a failure the live object's managedFields are kept."""
         if self.atom is None:
             return new
+        if live is None and not self.subresource and _meta(new).get("managedFields") is None:
+            return self._create(new, manager)
         # update() only reads the live object (compares it, copies its managedFields), so a create
         # compares against the shared empty object instead of a fresh deep copy of it
         live_obj = live if live is not None else self._shared_zero()
@@ -218,6 +221,45 @@ class FieldManager:
                     meta["managedFields"] = previous
                 else:
                     meta.pop("managedFields", None)
+        return new
+
+    def _create(self, new: dict[str, Any], manager: str) -> dict[str, Any]:
+        """update() of a create that brings no managedFields: what the general path computes with
+        no managers to take fields from (the manager owns what differs from the empty object, less
+        the ignored and stripped fields), without its set algebra over empty operands."""
+        try:
+            cmp = merge.compare(self._shared_zero(), new, self.atom)
+            owned = fp.union(cmp.modified, cmp.added)
+            if cmp.removed:
+                owned = fp.difference(owned, cmp.removed)
+            ignored = self._updater({}, new).ignored.get(self.api_version)
+            if ignored:
+                owned = fp.recursive_difference(owned, ignored)
+            owned = fp.difference(owned, _STRIP)
+            entries = None
+            if owned:  # the one entry encode_managed_fields would write, in its key order
+                entries = [
+                    {
+                        "manager": manager or "unknown",
+                        "operation": UPDATE,
+                        "apiVersion": self.api_version,
+                        "time": now_rfc3339(),
+                        "fieldsType": FIELDS_V1,
+                        "fieldsV1": fp.to_fields_v1(owned),
+                    }
+                ]
+        except Exception:  # as in update(): a defect here must not fail the write
+            log.exception("failed to update managedFields of %s %s", self.kind, _meta(new).get("name", ""))
+            return new
+        meta = new.get("metadata")
+        if not isinstance(meta, dict):
+            if entries is None:
+                return new
+            meta = new["metadata"] = {}
+        if entries is None:
+            meta.pop("managedFields", None)
+        else:
+            meta["managedFields"] = entries
         return new
 
     def _decode_live_or_new(self, live: dict[str, Any], new: dict[str, Any]) -> Managed:

@@ -35,6 +35,7 @@ def with_panic_recovery(app: ASGIApp) -> ASGIApp:
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await app(scope, receive, send)
+        own = len(scope)  # the server's keys; what the chain adds comes after them (dicts keep order)
         state = ResponseState()
         scope["k8s.response"] = state
 
@@ -58,15 +59,17 @@ def with_panic_recovery(app: ASGIApp) -> ASGIApp:
             if not state.started:
                 await send_status_error(state_send, new_internal_error(type(e).__name__))
         finally:
-            _release(scope)
+            _release(scope, own)
 
     return handler
 
 
-def _release(scope: dict[str, Any]) -> None:
+def _release(scope: dict[str, Any], own: int) -> None:
     """Drop what the chain put in the scope once the request is over. The Request and the scope refer to
     each other, and through the scope that cycle held everything else of the request (its info, user,
     response state, closures): only the cyclic collector could free them. Tens of objects per request
-    were left to it, and collecting them was a sixth of the event loop's time under a create load."""
-    for key in [k for k in scope if k.startswith("k8s.")]:
-        del scope[key]
+    were left to it, and collecting them was a sixth of the event loop's time under a create load.
+    Only the keys after the server's own `own` are looked at: scanning them all cost ~2.5 us a request."""
+    for key in list(scope)[own:]:
+        if key[:4] == "k8s.":
+            del scope[key]

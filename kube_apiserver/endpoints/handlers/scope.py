@@ -35,6 +35,8 @@ _META_ORDER = (
     "finalizers",
     "managedFields",
 )
+_META_RANK = {k: i for i, k in enumerate(_META_ORDER)}
+_OTHER = len(_META_ORDER)  # keys ObjectMeta does not have go after its own
 
 
 @dataclass
@@ -59,8 +61,33 @@ class RequestScope:
         return bool(values)
 
 
+def _in_meta_order(meta: dict[str, Any]) -> bool:
+    last = 0
+    for k in meta:
+        rank = _META_RANK.get(k, _OTHER)
+        if rank < last:
+            return False
+        last = rank
+    return True
+
+
+def _is_canonical(obj: dict[str, Any], spec: ResourceSpec) -> bool:
+    keys = iter(obj)
+    if next(keys, None) != "apiVersion" or next(keys, None) != "kind":
+        return False
+    if obj["apiVersion"] != spec.group_version or obj["kind"] != spec.kind:
+        return False
+    meta = obj.get("metadata")
+    if meta is None:
+        return True
+    return next(keys, None) == "metadata" and isinstance(meta, dict) and _in_meta_order(meta)
+
+
 def canonical_order(obj: dict[str, Any], spec: ResourceSpec) -> dict[str, Any]:
-    """apiVersion, kind, metadata (in ObjectMeta order), then the rest, as kube-apiserver writes objects."""
+    """apiVersion, kind, metadata (in ObjectMeta order), then the rest, as kube-apiserver writes objects.
+    A decoded body is usually in that order already: it is then returned as it is, not copied."""
+    if _is_canonical(obj, spec):
+        return obj
     meta = obj.get("metadata")
     if isinstance(meta, dict):
         ordered = {k: meta[k] for k in _META_ORDER if k in meta}

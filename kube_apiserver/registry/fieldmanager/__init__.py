@@ -68,6 +68,8 @@ def manager_or_user_agent(field_manager: str, user_agent: str) -> str:
 
 def validate_field_manager(value: str, path: str = "fieldManager") -> list[StatusCause]:
     """ValidateFieldManager: at most 128 bytes, printable characters only."""
+    if not value:
+        return []
     causes = []
     if len(value.encode()) > FIELD_MANAGER_MAX_LENGTH:
         causes.append(errors.field_too_long(path, value, FIELD_MANAGER_MAX_LENGTH))

@@ -70,6 +70,22 @@ _STRIP: fp.FieldSet = fp.from_paths(
     ]
 )
 
+_STRIPPED_META = frozenset(p[1] for p in fp.iterate(_STRIP) if len(p) == 2)
+
+
+def _strip(owned: fp.FieldSet) -> fp.FieldSet:
+    """fp.difference(owned, _STRIP) for a set built from one object, without the general walk."""
+    out: fp.FieldSet = {}
+    for pe, child in owned.items():
+        if pe == "f:metadata":
+            kept = {k: v for k, v in child.items() if k not in _STRIPPED_META and k != fp.MEMBER}
+            if kept:
+                out[pe] = kept
+        elif pe not in ("f:apiVersion", "f:kind"):
+            out[pe] = child
+    return out
+
+
 # What a write leaves to other writes (GetResetFields): the main resource does not own status, a
 # status write owns nothing but status.
 RESET_NONE, RESET_STATUS, RESET_ALL_BUT_STATUS = "", "status", "all-but-status"
@@ -235,7 +251,7 @@ class FieldManager:
             ignored = self._updater({}, new).ignored.get(self.api_version)
             if ignored:
                 owned = fp.recursive_difference(owned, ignored)
-            owned = fp.difference(owned, _STRIP)
+            owned = _strip(owned)
             entries = None
             if owned:  # the one entry encode_managed_fields would write, in its key order
                 entries = [

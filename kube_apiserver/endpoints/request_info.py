@@ -18,7 +18,7 @@ _NAMESPACE_SUBRESOURCES = {"status", "finalize"}
 _VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 
 
-@dataclass
+@dataclass(slots=True)
 class RequestInfo:
     is_resource_request: bool = False
     path: str = ""
@@ -35,7 +35,8 @@ class RequestInfo:
 
 def new_request_info(req: Request) -> RequestInfo:
     info = RequestInfo(path=req.path, verb=req.method.lower())
-    parts = [p for p in req.path.strip("/").split("/")] if req.path.strip("/") else []
+    stripped = req.path.strip("/")
+    parts = stripped.split("/") if stripped else []
     if len(parts) < 2 or parts[0] not in _API_PREFIXES:
         return info
     info.api_prefix = parts[0]

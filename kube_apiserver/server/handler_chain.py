@@ -30,7 +30,7 @@ from kube_apiserver.server.filters.recovery import response_state, with_panic_re
 from kube_apiserver.server.filters.timeout import with_timeout
 from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
 from kube_apiserver.server.genericapiserver import GenericAPIServer
-from kube_apiserver.server.metrics import REQUEST_DURATION, REQUEST_TOTAL
+from kube_apiserver.server.metrics import REQUESTS
 
 ASGIApp = Any
 
@@ -48,12 +48,6 @@ class ChainConfig:
     # --audit-policy-file and the audit backends; None: nothing is audited (every response has an Audit-Id)
     audit_policy: PolicyRuleEvaluator | None = None
     audit_backend: Backend | None = None
-
-
-# The metric children by label values: prometheus_client's labels() validates and locks on every
-# call, a cost on each request; the label sets are few (verbs x resources x codes).
-_TOTAL_CHILDREN: dict[tuple[str, ...], Any] = {}
-_DURATION_CHILDREN: dict[tuple[str, ...], Any] = {}
 
 
 def api_server_handler(root: GenericAPIServer) -> ASGIApp:
@@ -86,16 +80,8 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
                     scope_label,
                     "apiserver",
                 )
-                total_key = (*labels, str(code or 500))
-                total = _TOTAL_CHILDREN.get(total_key)
-                if total is None:
-                    total = _TOTAL_CHILDREN[total_key] = REQUEST_TOTAL.labels(*total_key)
-                total.inc()
-                if info.verb != "watch":
-                    duration = _DURATION_CHILDREN.get(labels)
-                    if duration is None:
-                        duration = _DURATION_CHILDREN[labels] = REQUEST_DURATION.labels(*labels)
-                    duration.observe(time.perf_counter() - start)
+                seconds = time.perf_counter() - start if info.verb != "watch" else None
+                REQUESTS.observe(labels, str(code or 500), seconds)
 
     return handler
 

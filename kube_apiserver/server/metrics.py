@@ -2,30 +2,98 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
+from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.utils import floatToGoString
 
 from kube_apiserver.endpoints.request import Request, send_bytes
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
-REQUEST_TOTAL = Counter(
-    "apiserver_request_total",
-    "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, "
-    "component, and HTTP response code.",
-    ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
-    registry=REGISTRY,
+_REQUEST_LABELS = ("verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component")
+_DURATION_BUCKETS = (
+    0.005,
+    0.025,
+    0.05,
+    0.1,
+    0.2,
+    0.4,
+    0.6,
+    0.8,
+    1.0,
+    1.25,
+    1.5,
+    2,
+    3,
+    4,
+    5,
+    6,
+    8,
+    10,
+    15,
+    20,
+    30,
+    45,
+    60,
 )
-REQUEST_DURATION = Histogram(
-    "apiserver_request_duration_seconds",
-    "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
-    "subresource, scope and component.",
-    ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
-    buckets=(0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60),
-    registry=REGISTRY,
-)
+
+
+class RequestMetrics:
+    """apiserver_request_total and apiserver_request_duration_seconds. Counted in plain dicts by the
+    event loop (the only writer) and made into metric families when scraped: a prometheus_client
+    child takes a lock and searches its buckets on every observation, ~2.5 us of every request."""
+
+    def __init__(self) -> None:
+        self.totals: dict[tuple[str, ...], int] = {}
+        # labels -> per bucket counts (the last is +Inf), then the sum of the observations
+        self.durations: dict[tuple[str, ...], list[float]] = {}
+
+    def observe(self, labels: tuple[str, ...], code: str, seconds: float | None) -> None:
+        """One request: its labels (_REQUEST_LABELS), response code, and duration (None: not observed)."""
+        key = (*labels, code)
+        self.totals[key] = self.totals.get(key, 0) + 1
+        if seconds is None:
+            return
+        counts = self.durations.get(labels)
+        if counts is None:
+            counts = self.durations[labels] = [0.0] * (len(_DURATION_BUCKETS) + 2)
+        counts[bisect.bisect_left(_DURATION_BUCKETS, seconds)] += 1
+        counts[-1] += seconds
+
+    def describe(self) -> list[Any]:
+        return []
+
+    def collect(self) -> list[Any]:
+        total = CounterMetricFamily(
+            "apiserver_request_total",
+            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, "
+            "scope, component, and HTTP response code.",
+            labels=[*_REQUEST_LABELS, "code"],
+        )
+        for key, n in list(self.totals.items()):
+            total.add_metric(list(key), n)
+        duration = HistogramMetricFamily(
+            "apiserver_request_duration_seconds",
+            "Response latency distribution in seconds for each verb, dry run value, group, version, resource, "
+            "subresource, scope and component.",
+            labels=list(_REQUEST_LABELS),
+        )
+        bounds = [floatToGoString(b) for b in _DURATION_BUCKETS] + ["+Inf"]
+        for labels, counts in list(self.durations.items()):
+            cumulative, running = [], 0.0
+            for bound, n in zip(bounds, counts[:-1], strict=True):
+                running += n
+                cumulative.append((bound, running))
+            duration.add_metric(list(labels), cumulative, sum_value=counts[-1])
+        return [total, duration]
+
+
+REQUESTS = RequestMetrics()
+REGISTRY.register(REQUESTS)  # type: ignore[arg-type]
 INFLIGHT = Gauge(
     "apiserver_current_inflight_requests",
     "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",

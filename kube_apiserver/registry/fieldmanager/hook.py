@@ -10,8 +10,6 @@ the same request (IPAddress objects) are not mistaken for the request's own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -54,13 +52,20 @@ class WriteHook:
         ignore_managed_fields_timestamps(new, old)
 
 
-@contextmanager
-def managing(hook: WriteHook) -> Iterator[None]:
-    token = _current.set(hook)
-    try:
-        yield
-    finally:
-        _current.reset(token)
+class managing:  # noqa: N801 - used as a context manager function: `with managing(hook):`
+    """The hook is the current one inside the block. A class rather than @contextmanager: it runs on
+    every write, and a generator-based context manager costs a few microseconds more."""
+
+    __slots__ = ("hook", "_token")
+
+    def __init__(self, hook: WriteHook) -> None:
+        self.hook = hook
+
+    def __enter__(self) -> None:
+        self._token = _current.set(self.hook)
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
 
 
 def current(store: Any) -> WriteHook | None:

@@ -3,6 +3,8 @@
 Ceiling, measured in the same run on the same filesystem: raw SQLite transactions per second at the
 server's durability (stdlib sqlite3, WAL, synchronous=FULL, one ~1 KiB row insert per transaction,
 one connection, back to back). The server commits in groups, so it may exceed that ceiling.
+The client processes run at nice 10 (bench/_common.py http_load), so that on this 2-core machine the
+load generator does not take the server's core while the server has requests to serve.
 Targets: >= 40% of the ceiling, p99 <= 50 ms.
 
     python bench/create_configmaps.py [--seconds 10] [--clients 32] [--procs 2] [--quick]

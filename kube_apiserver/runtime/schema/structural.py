@@ -319,11 +319,7 @@ class _Walker:
         for i, item in enumerate(items):
             if plain_fields is not None:
                 if type(item) is dict:
-                    for k, v in item.items():
-                        vtype = type(v)
-                        if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
-                            break
-                    else:
+                    if _is_plain_struct(item, plain_fields):
                         plain_keys += len(item)
                         continue
                 elif item is None:
@@ -436,16 +432,9 @@ class _Walker:
                     fields = item_node.plain_fields
                     item_keys = 0
                     for item in value:
-                        if type(item) is not dict:
+                        if type(item) is not dict or not _is_plain_struct(item, fields):
                             break
-                        for k, v in item.items():
-                            t = type(v)
-                            if t is not fields.get(k) or (t is int and not -(2**31) <= v < 2**31):
-                                break
-                        else:
-                            item_keys += len(item)
-                            continue
-                        break
+                        item_keys += len(item)
                     else:
                         report.keys += item_keys
                         continue
@@ -483,6 +472,15 @@ class _Walker:
         if node.is_meta and trail and "creationTimestamp" not in obj:
             # An embedded ObjectMeta (a template's) writes its zero creationTimestamp as null.
             obj["creationTimestamp"] = None
+
+
+def _is_plain_struct(item: dict[str, Any], plain_fields: dict[str, type]) -> bool:
+    """Whether every field of a struct item is one its type decodes as it is (strings, bools, int32s)."""
+    for k, v in item.items():
+        vtype = type(v)
+        if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
+            return False
+    return True
 
 
 def _count_keys(value: Any) -> int:

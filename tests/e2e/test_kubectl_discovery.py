@@ -128,6 +128,10 @@ def test_raw_metrics(server, ns):
     assert "# TYPE apiserver_request_total counter" in out
     samples = [line for line in out.splitlines() if line.startswith("apiserver_request_total{")]
     assert any('resource="configmaps"' in s and 'verb="LIST"' in s and 'code="200"' in s for s in samples), samples
+    assert "# TYPE apiserver_request_duration_seconds histogram" in out
+    buckets = [line for line in out.splitlines() if line.startswith("apiserver_request_duration_seconds_bucket{")]
+    listed = [b for b in buckets if 'resource="configmaps"' in b and 'verb="LIST"' in b]
+    assert any('le="+Inf"' in b and float(b.rsplit(" ", 1)[1]) >= 1 for b in listed), listed
 
 
 def test_raw_api_and_apis(server):

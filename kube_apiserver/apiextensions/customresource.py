@@ -263,6 +263,7 @@ def resource_spec(crd: dict[str, Any], version: dict[str, Any]) -> ResourceSpec:
         categories=tuple(names.get("categories") or ()),
         subresources=tuple(subresources),
         printer=table_printer(list(version.get("additionalPrinterColumns") or [])),
+        custom=True,
     )
 
 

@@ -21,10 +21,10 @@ from kube_apiserver.authentication.serviceaccount import (
     claims,
 )
 from kube_apiserver.authentication.serviceaccount_config import MAX_TOKEN_SECONDS, ServiceAccountConfig
-from kube_apiserver.endpoints.handlers.scope import RequestScope, canonical_order, decode_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
 from kube_apiserver.endpoints.installer import APIResource, Handler
 from kube_apiserver.endpoints.request import send_bytes
-from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.resource_spec import ResourceSpec, canonical_order
 from kube_apiserver.runtime import errors
 
 GROUP = "authentication.k8s.io"

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.runtime import meta as metautil
+
 # Verbs of a normal persisted resource, in the order discovery lists them.
 STANDARD_VERBS: tuple[str, ...] = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
@@ -69,6 +71,9 @@ class ResourceSpec:
     # The resource whose storage this one shares (e.g. events.k8s.io/v1 events share core events);
     # empty: its own.
     storage_key: str = ""
+    # A custom resource (served from a CRD): its objects are maps, not Go structs, so kube-apiserver writes
+    # their keys sorted (apiVersion before kind).
+    custom: bool = False
 
     @property
     def group_version(self) -> str:
@@ -92,3 +97,35 @@ class ResourceSpec:
             if sub.name == name:
                 return sub
         return None
+
+
+def _is_canonical(obj: dict[str, Any], spec: ResourceSpec) -> bool:
+    keys = iter(obj)
+    first, second = ("apiVersion", "kind") if spec.custom else ("kind", "apiVersion")
+    if next(keys, None) != first or next(keys, None) != second:
+        return False
+    if obj["apiVersion"] != spec.group_version or obj["kind"] != spec.kind:
+        return False
+    meta = obj.get("metadata")
+    if meta is None:
+        return True
+    return next(keys, None) == "metadata" and isinstance(meta, dict) and metautil.in_object_meta_order(meta)
+
+
+def canonical_order(obj: dict[str, Any], spec: ResourceSpec) -> dict[str, Any]:
+    """TypeMeta, metadata (in ObjectMeta order), then the rest, as kube-apiserver writes objects: kind before
+    apiVersion for built-in kinds (Go struct order), apiVersion before kind for custom resources (their
+    objects are maps, written with sorted keys). A decoded body is usually in that order already: it is
+    then returned as it is, not copied."""
+    if _is_canonical(obj, spec):
+        return obj
+    first, second = ("apiVersion", "kind") if spec.custom else ("kind", "apiVersion")
+    # Keys given first keep their place when the object's own are merged in (one step in C, not a loop).
+    out = {first: None, second: None, "metadata": None, **obj}
+    out["apiVersion"], out["kind"] = spec.group_version, spec.kind
+    meta = out["metadata"]
+    if isinstance(meta, dict):
+        out["metadata"] = metautil.object_meta_ordered(meta)
+    elif "metadata" not in obj:
+        del out["metadata"]
+    return out

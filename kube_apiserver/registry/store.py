@@ -17,7 +17,7 @@ import orjson
 
 from kube_apiserver.registry import warning
 from kube_apiserver.registry.fieldmanager import hook as fieldmanager_hook
-from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.resource_spec import ResourceSpec, canonical_order
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.runtime import errors
@@ -140,6 +140,7 @@ class Store:
             meta.pop("namespace", None)
 
     async def create(self, namespace: str, obj: dict[str, Any], *, dry_run: bool = False) -> StoredObject:
+        obj = canonical_order(obj, self.spec)  # objects the server makes itself come here undecoded
         meta = metautil.metadata(obj)
         self._prepare_namespace(obj, namespace)
         if meta.get("resourceVersion"):
@@ -171,8 +172,8 @@ class Store:
                 if dry_run:
                     if self.storage.get_cached(key) is not None:
                         raise serrors.KeyExistsError(key)
-                    raw = orjson.dumps(obj)
-                    return StoredObject(obj, raw, 0, key)
+                    obj["metadata"] = metautil.object_meta_ordered(meta)  # as storage would write it
+                    return StoredObject(obj, orjson.dumps(obj), 0, key)
                 created = await self.storage.create(key, obj)
             except serrors.KeyExistsError as e:
                 if generated and attempt + 1 < _GENERATE_NAME_RETRIES:

@@ -138,6 +138,51 @@ def generate_name(base: str) -> str:
     return base + "".join(secrets.choice(_ALPHANUMS) for _ in range(5))
 
 
+# Metadata keys in the order the Go ObjectMeta struct serializes them: kube-apiserver writes every built-in
+# object's metadata in this order, whatever order the client sent (server-set fields included).
+OBJECT_META_ORDER = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+
+
+class _Ranks(dict[str, int]):
+    """Each ObjectMeta key's place; keys ObjectMeta does not have go after its own."""
+
+    def __missing__(self, key: str) -> int:
+        return len(OBJECT_META_ORDER)
+
+
+_META_RANK = _Ranks((k, i) for i, k in enumerate(OBJECT_META_ORDER))
+_rank = _META_RANK.__getitem__
+
+
+def in_object_meta_order(meta: dict[str, Any]) -> bool:
+    ranks = list(map(_rank, meta))  # the whole walk in C: this runs on every write
+    return ranks == sorted(ranks)
+
+
+def object_meta_ordered(meta: dict[str, Any]) -> dict[str, Any]:
+    """meta itself when its keys are in ObjectMeta order, else a copy in that order (unknown keys last, in
+    their own order: the sort is stable)."""
+    if in_object_meta_order(meta):
+        return meta
+    return {k: meta[k] for k in sorted(meta, key=_rank)}
+
+
 def metadata(obj: dict[str, Any]) -> dict[str, Any]:
     """The object's metadata dict, created if absent (or not a dict)."""
     meta = obj.get("metadata")

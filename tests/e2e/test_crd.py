@@ -108,6 +108,8 @@ def test_crud_defaults_pruning_and_columns(server, widgets, ns, tmp_path):
     assert 'unknown field "spec.bogus"' in res.stderr
     got = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/a").json()
     assert got["spec"] == {"size": 3, "replicas": 1, "color": "red", "free": {"anything": {"x": 1}}}
+    # a custom resource is a map to kube-apiserver, written with sorted keys: apiVersion before kind
+    assert list(got)[:3] == ["apiVersion", "kind", "metadata"]
     assert got["metadata"]["generation"] == 1
     assert "status" not in got
     out = _kubectl(server, tmp_path, "-n", ns, "get", "widgets").stdout.splitlines()

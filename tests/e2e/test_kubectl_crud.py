@@ -659,3 +659,35 @@ def test_list_larger_than_one_write_piece(server, ns, core_v1):
     assert sum(1 for i in out["items"] if i["data"].get("v") == payload) == 30
     items = core_v1.list_namespaced_config_map(ns).items
     assert sum(1 for i in items if (i.data or {}).get("v") == payload) == 30
+
+
+def test_raw_objects_are_written_in_go_field_order(server, ns):
+    """kube-apiserver writes a built-in object as its Go struct: kind before apiVersion, then metadata with the
+    server's fields (uid, resourceVersion, creationTimestamp, managedFields) in ObjectMeta order, whatever
+    order the client sent; the same bytes in a GET, a watch event and an object the server made itself."""
+    server.kubectl("-n", ns, "create", "configmap", "order", "--from-literal=a=b")
+    server.kubectl("-n", ns, "label", "configmap", "order", "x=y")
+    raw = server.kubectl("get", "--raw", f"/api/v1/namespaces/{ns}/configmaps/order").stdout
+    obj = json.loads(raw)  # a dict keeps the document's key order
+    assert list(obj) == ["kind", "apiVersion", "metadata", "data"]
+    assert list(obj["metadata"]) == [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "labels",
+        "managedFields",
+    ]
+    r = server.request(
+        "GET",
+        f"/api/v1/namespaces/{ns}/configmaps?watch=1&fieldSelector=metadata.name=order&timeoutSeconds=1",
+        stream=True,
+    )
+    event = json.loads(next(r.iter_lines()))
+    r.close()
+    assert event["type"] == "ADDED" and list(event["object"]) == list(obj)
+    assert list(event["object"]["metadata"]) == list(obj["metadata"])
+    ns_obj = json.loads(server.kubectl("get", "--raw", f"/api/v1/namespaces/{ns}").stdout)
+    assert list(ns_obj)[:3] == ["kind", "apiVersion", "metadata"]
+    assert list(ns_obj["metadata"])[:4] == ["name", "uid", "resourceVersion", "creationTimestamp"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
 import pytest
 from storage_helpers import PREFIX, key, raw_rv, run, thing
 
@@ -299,5 +300,30 @@ def test_unencodable_object_fails_alone(backend):
             await asyncio.wait_for(s.create(key("big"), thing("big") | {"spec": {"n": 2**70}}), 3)
         ok = await asyncio.wait_for(s.create(key("next"), thing("next")), 3)
         assert ok.revision == await s.current_revision()
+
+    run(backend, body)
+
+
+def test_resource_version_takes_its_object_meta_place(backend):
+    """The versioner writes metadata.resourceVersion where ObjectMeta has it, and keeps the metadata in
+    ObjectMeta order, in the object and in its bytes (fields the server added last move to their place)."""
+
+    async def body(s):
+        obj = thing("a", v="1")
+        obj["metadata"] = {"labels": {"x": "y"}, "name": "a", "uid": "u-1", "creationTimestamp": "t"}
+        created = await s.create(key("a"), obj)
+        order = ["name", "uid", "resourceVersion", "creationTimestamp", "labels"]
+        assert list(created.obj["metadata"]) == order
+        assert list(orjson.loads(created.raw)["metadata"]) == order
+
+        def add_finalizer(o):
+            o["metadata"]["finalizers"] = ["f"]
+            o["metadata"]["generation"] = 2
+            return o
+
+        updated = await s.guaranteed_update(key("a"), add_finalizer)
+        order = ["name", "uid", "resourceVersion", "generation", "creationTimestamp", "labels", "finalizers"]
+        assert list(orjson.loads(updated.raw)["metadata"]) == order
+        assert list((await s.get(key("a"))).obj["metadata"]) == order
 
     run(backend, body)

@@ -17,8 +17,9 @@ import orjson
 import yaml
 
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
-from kube_apiserver.endpoints.handlers.scope import RequestScope, canonical_order, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.registry import fieldmanager
+from kube_apiserver.registry.resource_spec import canonical_order
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import yaml_duplicate_lines
 

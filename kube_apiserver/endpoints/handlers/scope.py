@@ -17,27 +17,6 @@ from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import decode_body, encode_yaml, ensure_object
 
-# Metadata keys in the order the Go ObjectMeta struct serializes them.
-_META_ORDER = (
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-)
-_META_RANK = {k: i for i, k in enumerate(_META_ORDER)}
-_OTHER = len(_META_ORDER)  # keys ObjectMeta does not have go after its own
-
 
 @dataclass
 class RequestScope:
@@ -59,48 +38,6 @@ class RequestScope:
             if v != "All":
                 raise errors.new_bad_request(f'Invalid dryRun: "{v}", only "All" is supported')
         return bool(values)
-
-
-def _in_meta_order(meta: dict[str, Any]) -> bool:
-    last = 0
-    for k in meta:
-        rank = _META_RANK.get(k, _OTHER)
-        if rank < last:
-            return False
-        last = rank
-    return True
-
-
-def _is_canonical(obj: dict[str, Any], spec: ResourceSpec) -> bool:
-    keys = iter(obj)
-    if next(keys, None) != "apiVersion" or next(keys, None) != "kind":
-        return False
-    if obj["apiVersion"] != spec.group_version or obj["kind"] != spec.kind:
-        return False
-    meta = obj.get("metadata")
-    if meta is None:
-        return True
-    return next(keys, None) == "metadata" and isinstance(meta, dict) and _in_meta_order(meta)
-
-
-def canonical_order(obj: dict[str, Any], spec: ResourceSpec) -> dict[str, Any]:
-    """apiVersion, kind, metadata (in ObjectMeta order), then the rest, as kube-apiserver writes objects.
-    A decoded body is usually in that order already: it is then returned as it is, not copied."""
-    if _is_canonical(obj, spec):
-        return obj
-    meta = obj.get("metadata")
-    if isinstance(meta, dict):
-        ordered = {k: meta[k] for k in _META_ORDER if k in meta}
-        if len(ordered) != len(meta):
-            ordered.update((k, v) for k, v in meta.items() if k not in ordered)
-        meta = ordered
-    out: dict[str, Any] = {"apiVersion": spec.group_version, "kind": spec.kind}
-    if meta is not None:
-        out["metadata"] = meta
-    for k, v in obj.items():
-        if k not in out:
-            out[k] = v
-    return out
 
 
 async def decode_object(scope: RequestScope, kind: str = "", group_version: str = "") -> dict[str, Any]:

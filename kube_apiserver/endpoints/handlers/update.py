@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from kube_apiserver.endpoints.handlers.apply import field_manager_name
-from kube_apiserver.endpoints.handlers.scope import RequestScope, canonical_order, decode_object, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
 from kube_apiserver.registry import fieldmanager
+from kube_apiserver.registry.resource_spec import canonical_order
 
 
 async def update_resource(scope: RequestScope, subresource: str = "") -> None:

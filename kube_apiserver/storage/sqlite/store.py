@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.storage.errors import (
     ExpiredError,
     InvalidObjError,
@@ -104,10 +105,13 @@ class _Watcher:
 
 
 def _set_revision(obj: dict[str, Any], rev: int) -> None:
+    """The versioner: the revision becomes metadata.resourceVersion, and the metadata is kept in ObjectMeta
+    order (server-set fields such as uid and resourceVersion were added after the client's)."""
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         meta = obj["metadata"] = {}
     meta["resourceVersion"] = str(rev)
+    obj["metadata"] = metautil.object_meta_ordered(meta)
 
 
 class WriterProcess:

@@ -54,6 +54,13 @@ def key_root(spec: ResourceSpec) -> str:
     return f"/registry/{group}/{base}/" if group else f"/registry/{base}/"
 
 
+def _not_stored(obj: dict[str, Any], key: str) -> StoredObject:
+    """A dry run's result: the object as storage would have written it (metadata in ObjectMeta order), with
+    no new revision."""
+    obj["metadata"] = metautil.object_meta_ordered(metautil.metadata(obj))
+    return StoredObject(obj, orjson.dumps(obj), 0, key)
+
+
 class Store:
     def __init__(self, spec: ResourceSpec, storage: Cacher | VersionedStorage, strategy: RESTStrategy) -> None:
         self.spec = spec
@@ -172,8 +179,7 @@ class Store:
                 if dry_run:
                     if self.storage.get_cached(key) is not None:
                         raise serrors.KeyExistsError(key)
-                    obj["metadata"] = metautil.object_meta_ordered(meta)  # as storage would write it
-                    return StoredObject(obj, orjson.dumps(obj), 0, key)
+                    return _not_stored(obj, key)
                 created = await self.storage.create(key, obj)
             except serrors.KeyExistsError as e:
                 if generated and attempt + 1 < _GENERATE_NAME_RETRIES:
@@ -244,7 +250,7 @@ class Store:
                         result = try_update(orjson.loads(cur.raw))
                     except _EmptiedFinalizers:
                         return cur, False  # would be deleted: the last stored state
-                return StoredObject(result, orjson.dumps(result), 0, key), created
+                return _not_stored(result, key), created
             old_obj = self.storage.get_cached(key)
             stored = await self._update_or_delete(
                 key, try_update, ignore_not_found=self.strategy.allow_create_on_update
@@ -298,7 +304,7 @@ class Store:
                     result = try_update(orjson.loads(cur.raw))
                 except _EmptiedFinalizers:
                     return cur  # would be deleted: the last stored state
-                return StoredObject(result, orjson.dumps(result), 0, key)
+                return _not_stored(result, key)
             old_obj = self.storage.get_cached(key)
             if old_obj is None:
                 await self.storage.wait_fresh()
@@ -420,7 +426,7 @@ class Store:
         if options.dry_run:
             cur = self.storage.get_cached(key)
             assert cur is not None
-            return mark(orjson.loads(cur.raw))
+            return _not_stored(mark(orjson.loads(cur.raw)), key).obj
         before = self.storage.get_cached(key)
         stored = await self.storage.guaranteed_update(key, mark, preconditions=options.preconditions)
         if stored is not before:

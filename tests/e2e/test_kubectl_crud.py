@@ -688,6 +688,14 @@ def test_raw_objects_are_written_in_go_field_order(server, ns):
     r.close()
     assert event["type"] == "ADDED" and list(event["object"]) == list(obj)
     assert list(event["object"]["metadata"]) == list(obj["metadata"])
+    dry = server.request(
+        "POST",
+        f"/api/v1/namespaces/{ns}/configmaps?dryRun=All",
+        json={"metadata": {"labels": {"a": "b"}, "name": "dry"}, "apiVersion": "v1", "kind": "ConfigMap"},
+    )
+    assert dry.status_code == 201, dry.text
+    assert list(dry.json()) == ["kind", "apiVersion", "metadata"]
+    assert list(dry.json()["metadata"]) == ["name", "namespace", "uid", "creationTimestamp", "labels", "managedFields"]
     ns_obj = json.loads(server.kubectl("get", "--raw", f"/api/v1/namespaces/{ns}").stdout)
     assert list(ns_obj)[:3] == ["kind", "apiVersion", "metadata"]
     assert list(ns_obj["metadata"])[:4] == ["name", "uid", "resourceVersion", "creationTimestamp"]

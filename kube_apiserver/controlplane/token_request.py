@@ -147,7 +147,7 @@ class TokenREST:
         token = self.generator.generate_token(public, private)
         spec.setdefault("boundObjectRef", None)
         req["status"] = {"token": token, "expirationTimestamp": _rfc3339(now + spec["expirationSeconds"])}
-        out = {"kind": KIND, "apiVersion": GROUP_VERSION, **canonical_order(req, _SPEC)}  # TypeMeta's order
+        out = canonical_order(req, _SPEC)
         out["spec"] = {
             "audiences": spec["audiences"],
             "expirationSeconds": spec["expirationSeconds"],

@@ -99,9 +99,13 @@ class ResourceSpec:
         return None
 
 
+def _type_meta_keys(spec: ResourceSpec) -> tuple[str, str]:
+    return ("apiVersion", "kind") if spec.custom else ("kind", "apiVersion")
+
+
 def _is_canonical(obj: dict[str, Any], spec: ResourceSpec) -> bool:
     keys = iter(obj)
-    first, second = ("apiVersion", "kind") if spec.custom else ("kind", "apiVersion")
+    first, second = _type_meta_keys(spec)
     if next(keys, None) != first or next(keys, None) != second:
         return False
     if obj["apiVersion"] != spec.group_version or obj["kind"] != spec.kind:
@@ -119,7 +123,7 @@ def canonical_order(obj: dict[str, Any], spec: ResourceSpec) -> dict[str, Any]:
     then returned as it is, not copied."""
     if _is_canonical(obj, spec):
         return obj
-    first, second = ("apiVersion", "kind") if spec.custom else ("kind", "apiVersion")
+    first, second = _type_meta_keys(spec)
     # Keys given first keep their place when the object's own are merged in (one step in C, not a loop).
     out = {first: None, second: None, "metadata": None, **obj}
     out["apiVersion"], out["kind"] = spec.group_version, spec.kind

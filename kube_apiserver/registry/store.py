@@ -54,10 +54,15 @@ def key_root(spec: ResourceSpec) -> str:
     return f"/registry/{group}/{base}/" if group else f"/registry/{base}/"
 
 
-def _not_stored(obj: dict[str, Any], key: str) -> StoredObject:
-    """A dry run's result: the object as storage would have written it (metadata in ObjectMeta order), with
-    no new revision."""
+def _as_stored(obj: dict[str, Any]) -> dict[str, Any]:
+    """A dry run's object as storage would have written it: metadata in ObjectMeta order."""
     obj["metadata"] = metautil.object_meta_ordered(metautil.metadata(obj))
+    return obj
+
+
+def _not_stored(obj: dict[str, Any], key: str) -> StoredObject:
+    """A dry run's result: the object as storage would have written it, with no new revision."""
+    obj = _as_stored(obj)
     return StoredObject(obj, orjson.dumps(obj), 0, key)
 
 
@@ -147,7 +152,7 @@ class Store:
             meta.pop("namespace", None)
 
     async def create(self, namespace: str, obj: dict[str, Any], *, dry_run: bool = False) -> StoredObject:
-        obj = canonical_order(obj, self.spec)  # objects the server makes itself come here undecoded
+        obj = canonical_order(obj, self.spec)  # every create: from a request, an apply or the server itself
         meta = metautil.metadata(obj)
         self._prepare_namespace(obj, namespace)
         if meta.get("resourceVersion"):
@@ -426,7 +431,7 @@ class Store:
         if options.dry_run:
             cur = self.storage.get_cached(key)
             assert cur is not None
-            return _not_stored(mark(orjson.loads(cur.raw)), key).obj
+            return _as_stored(mark(orjson.loads(cur.raw)))
         before = self.storage.get_cached(key)
         stored = await self.storage.guaranteed_update(key, mark, preconditions=options.preconditions)
         if stored is not before:

@@ -19,7 +19,6 @@ import yaml
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.registry import fieldmanager
-from kube_apiserver.registry.resource_spec import canonical_order
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import yaml_duplicate_lines
 
@@ -166,7 +165,7 @@ async def apply_patch_resource(scope: RequestScope, subresource: str = "") -> No
         except errors.StatusError as e:
             if e.code != 404 or e.reason != "NotFound" or subresource:
                 raise
-            obj = canonical_order(apply(None), spec)
+            obj = apply(None)
             _check_name(obj, scope.info.name, scope.namespace)
             stored = await scope.store.create(scope.namespace, obj, dry_run=dry_run)
             status = 201

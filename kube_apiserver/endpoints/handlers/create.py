@@ -5,7 +5,6 @@ from __future__ import annotations
 from kube_apiserver.endpoints.handlers.apply import field_manager_name
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
 from kube_apiserver.registry import fieldmanager
-from kube_apiserver.registry.resource_spec import canonical_order
 from kube_apiserver.runtime import errors
 
 
@@ -14,7 +13,7 @@ async def create_resource(scope: RequestScope) -> None:
         raise errors.new_method_not_supported(scope.spec.group, scope.spec.resource, "create")
     manager = field_manager_name(scope, "CreateOptions")
     dry_run = scope.dry_run
-    obj = canonical_order(await decode_object(scope), scope.spec)
+    obj = await decode_object(scope)  # Store.create puts it in kube's key order
     with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, "", manager)):
         stored = await scope.store.create(scope.namespace, obj, dry_run=dry_run)
     await write_object(scope, 201, stored.obj, stored.raw)

@@ -26,11 +26,13 @@ class Request:
         self.method: str = scope["method"]
         qs = scope.get("query_string", b"")
         self.query: dict[str, list[str]] = parse_qs(qs.decode("latin-1"), keep_blank_values=True) if qs else {}
-        self.headers: dict[str, str] = {}
-        for k, v in scope.get("headers", ()):
-            name = k.decode("latin-1")
-            value = v.decode("latin-1")
-            self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
+        raw = scope.get("headers", ())
+        self.headers: dict[str, str] = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw}
+        if len(self.headers) != len(raw):  # a header sent more than once: its values joined with commas
+            self.headers = {}
+            for k, v in raw:
+                name, value = k.decode("latin-1"), v.decode("latin-1")
+                self.headers[name] = f"{self.headers[name]},{value}" if name in self.headers else value
         self._body: bytes | None = None
         self.warnings: list[str] = []
 

@@ -91,6 +91,50 @@ def test_set_algebra_follows_fieldpath():
     assert fp.iterate(fp.from_paths([("f:b", "f:c"), ("f:a",), ("f:b",)])) == [("f:a",), ("f:b",), ("f:b", "f:c")]
 
 
+_POD_BEFORE = {
+    "metadata": {"name": "p", "labels": {"a": "b", "gone": "x"}, "creationTimestamp": None},
+    "spec": {
+        "containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}, {"name": "old", "image": "o"}],
+        "nodeSelector": {"k": "v"},
+        "priority": 1,
+        "hostNetwork": False,
+        "affinity": {},
+    },
+    "status": {"phase": "Pending"},
+}
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        _POD_BEFORE,
+        {},
+        {"metadata": {"name": "p", "labels": {"a": "c", "new": "y"}, "creationTimestamp": "2026-01-01T00:00:00Z"}},
+        {  # list-map items changed, added and removed; an atomic map changed; 1 → 1.0 and False → 0
+            "metadata": {"name": "p", "labels": {"a": "b", "gone": "x"}},
+            "spec": {
+                "containers": [
+                    {"name": "c", "image": "j", "ports": [{"containerPort": 80}, {"containerPort": 81}]},
+                    {"name": "added", "image": "a"},
+                ],
+                "nodeSelector": {"k": "w"},
+                "priority": 1.0,
+                "hostNetwork": 0,
+                "affinity": {"nodeAffinity": {}},
+            },
+        },
+        {"spec": {"containers": "not a list", "nodeSelector": None, "extra": {"x": [1, 2]}}, "status": []},
+    ],
+)
+def test_changed_fields_is_the_union_of_what_compare_adds_and_modifies(after: dict[str, Any]) -> None:
+    # the create path's one-walk shortcut must own exactly what the general comparison gives
+    atom = atom_for_kind("", "v1", "Pod")
+    assert atom is not None
+    for before in (_POD_BEFORE, zero_object("v1", "Pod"), typed.MISSING):
+        cmp = merge.compare(before, after, atom)
+        assert merge.changed_fields(before, after, atom) == fp.union(cmp.modified, cmp.added)
+
+
 def test_field_set_of_a_pod_spec_uses_the_schema_list_and_map_types():
     atom = atom_for_kind("", "v1", "Pod")
     assert atom is not None

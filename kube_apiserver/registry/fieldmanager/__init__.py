@@ -49,9 +49,12 @@ FIELD_MANAGER_MAX_LENGTH = 128
 def prefix_from_user_agent(user_agent: str) -> str:
     """The user agent's program: what precedes the first "/", printable characters only, at most
     128 bytes ("kubectl-edit/v1.33.0 (linux/amd64) ..." -> "kubectl-edit")."""
+    program = user_agent.split("/", 1)[0]
+    if program.isascii() and program.isprintable() and len(program) <= FIELD_MANAGER_MAX_LENGTH:
+        return program  # the usual case, with nothing to drop or cut
     out: list[str] = []
     size = 0
-    for ch in user_agent.split("/", 1)[0]:
+    for ch in program:
         if not ch.isprintable():
             continue
         n = len(ch.encode())

@@ -244,13 +244,9 @@ class FieldManager:
         no managers to take fields from (the manager owns what differs from the empty object, less
         the ignored and stripped fields), without its set algebra over empty operands."""
         try:
-            cmp = merge.compare(self._shared_zero(), new, self.atom)
-            owned = fp.union(cmp.modified, cmp.added)
-            if cmp.removed:
-                owned = fp.difference(owned, cmp.removed)
-            ignored = self._updater({}, new).ignored.get(self.api_version)
-            if ignored:
-                owned = fp.recursive_difference(owned, ignored)
+            owned = merge.changed_fields(self._shared_zero(), new, self.atom)
+            if self.reset == RESET_STATUS:  # what _updater() would ignore (a create is never of a subresource)
+                owned = fp.recursive_difference(owned, {"f:status": {}})
             owned = _strip(owned)
             entries = None
             if owned:  # the one entry encode_managed_fields would write, in its key order

@@ -9,6 +9,7 @@ labels, annotations and owner references of the new object are already checked b
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from kube_apiserver.runtime.errors import (
@@ -154,6 +155,12 @@ def validate_owner_references(refs: Any, path: str) -> list[StatusCause]:
     return causes
 
 
+@lru_cache(maxsize=1024)
+def _namespace_errors(namespace: str) -> tuple[str, ...]:
+    """A namespace's name errors: the few namespaces of a cluster are checked on every write."""
+    return tuple(name_is_dns_label(namespace))
+
+
 def validate_object_meta(
     meta: dict[str, Any],
     namespaced: bool,
@@ -184,7 +191,7 @@ def validate_object_meta(
         if not isinstance(namespace, str) or not namespace:
             causes.append(field_required(f"{path}.namespace"))
         else:
-            msgs = name_is_dns_label(namespace)
+            msgs = _namespace_errors(namespace)
             if msgs:
                 causes += [field_invalid(f"{path}.namespace", namespace, msg) for msg in msgs]
     elif namespace:

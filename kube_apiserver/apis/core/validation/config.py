@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import lru_cache
 from typing import Any
 
 from kube_apiserver.apis.core.validation.common import as_dict, as_str
@@ -32,17 +33,23 @@ def _decoded(value: Any) -> bytes:
         return b""
 
 
+@lru_cache(maxsize=4096)
+def _key_errors(key: str) -> tuple[str, ...]:
+    """A data key's errors: the same few keys come in object after object."""
+    return tuple(is_config_map_key(key))
+
+
 def validate_config_map(obj: dict[str, Any]) -> list[StatusCause]:
     causes: list[StatusCause] = []
     data, binary = as_dict(obj.get("data")), as_dict(obj.get("binaryData"))
     total = 0
     for key, value in data.items():
-        causes += [field_invalid(f"data[{key}]", key, msg) for msg in is_config_map_key(key)]
+        causes += [field_invalid(f"data[{key}]", key, msg) for msg in _key_errors(key)]
         if key in binary:
             causes.append(field_invalid(f"data[{key}]", key, "duplicate of key present in binaryData"))
         total += _utf8_len(value)
     for key, value in binary.items():
-        causes += [field_invalid(f"binaryData[{key}]", key, msg) for msg in is_config_map_key(key)]
+        causes += [field_invalid(f"binaryData[{key}]", key, msg) for msg in _key_errors(key)]
         total += len(_decoded(value))
     if total > MAX_SECRET_SIZE:
         # kube reports it at the empty path: it is about the whole object.
@@ -99,10 +106,10 @@ def validate_secret(obj: dict[str, Any]) -> list[StatusCause]:
     string_data = {k: v for k, v in as_dict(obj.get("stringData")).items() if k not in data}
     total = 0
     for key, value in data.items():
-        causes += [field_invalid(f"data[{key}]", key, msg) for msg in is_config_map_key(key)]
+        causes += [field_invalid(f"data[{key}]", key, msg) for msg in _key_errors(key)]
         total += len(_decoded(value))
     for key, value in string_data.items():
-        causes += [field_invalid(f"data[{key}]", key, msg) for msg in is_config_map_key(key)]
+        causes += [field_invalid(f"data[{key}]", key, msg) for msg in _key_errors(key)]
         total += _utf8_len(value)
     if total > MAX_SECRET_SIZE:
         causes.append(field_too_long("data", "", MAX_SECRET_SIZE))

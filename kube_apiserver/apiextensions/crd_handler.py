@@ -42,6 +42,8 @@ from kube_apiserver.server.genericapiserver import GenericAPIServer
 from kube_apiserver.storage.cacher.cacher import Cacher
 from kube_apiserver.storage.interface import ListOptions
 
+_CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
+
 log = logging.getLogger(__name__)
 
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -355,9 +357,9 @@ def _decoder(schema: dict[str, Any]) -> Any:
 
 def _count_keys(value: Any) -> int:
     if isinstance(value, dict):
-        return len(value) + sum(_count_keys(v) for v in value.values() if isinstance(v, dict | list))
+        return len(value) + sum(_count_keys(v) for v in value.values() if isinstance(v, _CONTAINERS))
     if isinstance(value, list):
-        return sum(_count_keys(v) for v in value if isinstance(v, dict | list))
+        return sum(_count_keys(v) for v in value if isinstance(v, _CONTAINERS))
     return 0
 
 

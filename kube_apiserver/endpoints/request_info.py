@@ -33,7 +33,26 @@ class RequestInfo:
     parts: list[str] = field(default_factory=list)
 
 
+# RequestInfos that the method and path alone decide (not lists and watches, which read the query), by
+# (method, path): a create or an update comes to the same path again and again. They are shared: a
+# RequestInfo is never changed once made.
+_BY_METHOD_AND_PATH: dict[tuple[str, str], RequestInfo] = {}
+_CACHE_SIZE = 4096
+
+
 def new_request_info(req: Request) -> RequestInfo:
+    key = (req.method, req.path)
+    info = _BY_METHOD_AND_PATH.get(key)
+    if info is None:
+        info = _parse(req)
+        if info.verb != "list" and info.verb != "watch":
+            if len(_BY_METHOD_AND_PATH) >= _CACHE_SIZE:
+                _BY_METHOD_AND_PATH.clear()
+            _BY_METHOD_AND_PATH[key] = info
+    return info
+
+
+def _parse(req: Request) -> RequestInfo:
     info = RequestInfo(path=req.path, verb=req.method.lower())
     stripped = req.path.strip("/")
     parts = stripped.split("/") if stripped else []

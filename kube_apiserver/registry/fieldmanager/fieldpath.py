@@ -301,9 +301,10 @@ def path_string(path: Path) -> str:
 def to_fields_v1(s: FieldSet) -> FieldSet:
     """The set as kube serializes it: "." first, then path elements in order."""
     out: FieldSet = {}
-    if MEMBER in s:
+    keys = sorted(s)
+    if keys and keys[0] == MEMBER:  # "." sorts before every path element
         out[MEMBER] = {}
-    keys = sorted(k for k in s if k != MEMBER)
+        del keys[0]
     if keys and keys[-1][:2] != "f:":  # "f:" sorts before "i:", "k:", "v:": all names unless the last
         keys.sort(key=sort_key)
     for pe in keys:

@@ -184,6 +184,7 @@ class FieldManager:
         self.reset = reset
         self.convert = convert
         self.atom: Atom | None = atom_for_kind(*split_api_version(api_version), kind)
+        self._zero: dict[str, Any] | None = None  # shared_zero_object's, for this atom
 
     @property
     def enabled(self) -> bool:
@@ -197,8 +198,11 @@ class FieldManager:
         return zero_object(self.api_version, self.kind, fields)
 
     def _shared_zero(self) -> dict[str, Any]:
-        fields = tuple(self.atom.map.fields) if self.atom is not None and self.atom.map is not None else ()
-        return shared_zero_object(self.api_version, self.kind, fields)
+        zero = self._zero
+        if zero is None:  # the kind's top-level fields made into a key on every write cost a microsecond
+            fields = tuple(self.atom.map.fields) if self.atom is not None and self.atom.map is not None else ()
+            zero = self._zero = shared_zero_object(self.api_version, self.kind, fields)
+        return zero
 
     def _updater(self, live: dict[str, Any], new: dict[str, Any]) -> Updater:
         if self.reset == RESET_STATUS:

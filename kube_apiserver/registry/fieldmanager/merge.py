@@ -10,6 +10,8 @@ from kube_apiserver.registry.fieldmanager import fieldpath as fp
 from kube_apiserver.registry.fieldmanager.typeconv import UNTYPED_ATOMIC, Atom, ListType
 from kube_apiserver.registry.fieldmanager.typed import MISSING, TypedError, item_pe, shape_of
 
+_CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
+
 # --- comparison ---------------------------------------------------------------------------------------
 
 
@@ -46,7 +48,7 @@ def compare(lhs: Any, rhs: Any, atom: Atom) -> Comparison:
 
 
 def _is_empty(v: Any) -> bool:
-    return not v or not isinstance(v, dict | list)
+    return not v or not isinstance(v, _CONTAINERS)
 
 
 def _leaf(lhs: Any, rhs: Any, pe: str, added: fp.FieldSet, modified: fp.FieldSet, removed: fp.FieldSet) -> None:
@@ -111,7 +113,7 @@ def _one_sided(v: Any, atom: Atom) -> fp.FieldSet:
         out: fp.FieldSet = {fp.MEMBER: {}}
         fields, elem = m.fields, m.elem or UNTYPED_ATOMIC
         for k, child in v.items():
-            out["f:" + k] = _one_sided(child, fields.get(k) or elem) if isinstance(child, dict | list) else {}
+            out["f:" + k] = _one_sided(child, fields.get(k) or elem) if isinstance(child, _CONTAINERS) else {}
         return out
     if isinstance(v, list):
         lt = atom.list
@@ -199,7 +201,7 @@ def _changed_children(lhs: Any, rhs: Any, atom: Atom, shape: str, out: fp.FieldS
         for k, rv in (rhs if isinstance(rhs, dict) else {}).items():
             lv = lmap.get(k, MISSING)
             if lv is MISSING:
-                out["f:" + k] = _one_sided(rv, fields.get(k) or elem) if isinstance(rv, dict | list) else {}
+                out["f:" + k] = _one_sided(rv, fields.get(k) or elem) if isinstance(rv, _CONTAINERS) else {}
             elif lv != rv or type(lv) is not type(rv):
                 _changed(lv, rv, fields.get(k) or elem, "f:" + k, out)
     elif shape == "l":

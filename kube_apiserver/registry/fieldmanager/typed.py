@@ -21,6 +21,9 @@ from kube_apiserver.registry.fieldmanager.typeconv import (
     ListType,
 )
 
+_CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
+_NUMBERS = (int, float)  # a tuple: `X | Y` in isinstance builds a union object on every call
+
 
 class _Missing:
     __slots__ = ()
@@ -108,7 +111,7 @@ def _scalar_error(kind: str, v: Any) -> str | None:
     if v is None:
         return None
     if kind == NUMERIC:
-        if isinstance(v, int | float) and not isinstance(v, bool):
+        if isinstance(v, _NUMBERS) and not isinstance(v, bool):
             return None
         return f"expected numeric (int or float), got {_gotype(v)}"
     if kind == STRING:
@@ -119,7 +122,7 @@ def _scalar_error(kind: str, v: Any) -> str | None:
         if isinstance(v, bool):
             return None
         return f"expected boolean, got &{{{_gofmt(v)}}}"
-    if isinstance(v, dict | list):
+    if isinstance(v, _CONTAINERS):
         return f"expected any scalar, got &{{{_gofmt(v)}}}"
     return None
 

@@ -22,6 +22,8 @@ from typing import Any
 
 from kube_apiserver.runtime.strategicpatch import gojson
 
+_CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
+
 _INDEX = re.compile(r"[+-]?[0-9]+")
 _ESCAPE = re.compile(r"~[01]")
 
@@ -97,7 +99,7 @@ def _find(doc: Any, path: str) -> tuple[Any, str]:
             nxt = _get(cur, _decode_key(part))
         except JSONPatchError:
             return None, ""
-        if not isinstance(nxt, dict | list):
+        if not isinstance(nxt, _CONTAINERS):
             return None, ""
         cur = nxt
     return cur, _decode_key(split[-1])
@@ -187,7 +189,7 @@ def _replace(doc: Any, op: dict[str, Any]) -> Any:
     value = op.get("value")
     if path == "":
         # the whole document; a scalar value is silently ignored (v4 wraps a nil error)
-        return value if isinstance(value, dict | list) else doc
+        return value if isinstance(value, _CONTAINERS) else doc
     con, key = _find(doc, path)
     if con is None:
         raise JSONPatchError(f"replace operation does not apply: doc is missing path: {path}")

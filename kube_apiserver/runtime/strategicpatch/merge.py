@@ -43,6 +43,8 @@ from kube_apiserver.runtime.strategicpatch.order import (
     partition_primitives,
 )
 
+_CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
+
 DELETE_FROM_PRIMITIVE_LIST = "$deleteFromPrimitiveList"
 RETAIN_KEYS = "$retainKeys"
 SET_ELEMENT_ORDER = "$setElementOrder"
@@ -106,11 +108,11 @@ def _discard_nulls(value: Any) -> None:
         for k in [k for k, v in value.items() if v is None]:
             del value[k]
         for v in value.values():
-            if isinstance(v, dict | list):
+            if isinstance(v, _CONTAINERS):
                 _discard_nulls(v)
     elif isinstance(value, list):
         for v in value:
-            if isinstance(v, dict | list):
+            if isinstance(v, _CONTAINERS):
                 _discard_nulls(v)
 
 
@@ -120,7 +122,7 @@ def _remove_directives(value: Any) -> tuple[Any, bool]:
         if DIRECTIVE in value:
             return None, False
         for k, v in list(value.items()):
-            if isinstance(v, dict | list):
+            if isinstance(v, _CONTAINERS):
                 nv, keep = _remove_directives(v)
                 if keep:
                     value[k] = nv
@@ -130,7 +132,7 @@ def _remove_directives(value: Any) -> tuple[Any, bool]:
     if isinstance(value, list):
         out = []
         for v in value:
-            nv, keep = _remove_directives(v) if isinstance(v, dict | list) else (v, True)
+            nv, keep = _remove_directives(v) if isinstance(v, _CONTAINERS) else (v, True)
             if keep:
                 out.append(nv)
         return out, True

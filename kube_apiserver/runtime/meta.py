@@ -172,17 +172,36 @@ _META_RANK = _Ranks((k, i) for i, k in enumerate(OBJECT_META_ORDER))
 _rank = _META_RANK.__getitem__
 
 
+# The ObjectMeta order of each sequence of keys met (None: already in order). Metadata comes with few
+# distinct key sequences (a create's: the client's keys, then uid, creationTimestamp, managedFields and
+# resourceVersion), and a lookup by the keys costs a fraction of ranking and sorting them on every write.
+_ORDER_OF_KEYS: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+_ORDER_CACHE_SIZE = 4096
+_UNSEEN = ()
+
+
+def _object_meta_order(keys: tuple[str, ...]) -> tuple[str, ...] | None:
+    order = _ORDER_OF_KEYS.get(keys, _UNSEEN)
+    if order is _UNSEEN:
+        ranks = list(map(_rank, keys))
+        order = None if ranks == sorted(ranks) else tuple(sorted(keys, key=_rank))
+        if len(_ORDER_OF_KEYS) >= _ORDER_CACHE_SIZE:
+            _ORDER_OF_KEYS.clear()
+        _ORDER_OF_KEYS[keys] = order
+    return order
+
+
 def in_object_meta_order(meta: dict[str, Any]) -> bool:
-    ranks = list(map(_rank, meta))  # the whole walk in C: this runs on every write
-    return ranks == sorted(ranks)
+    return _object_meta_order(tuple(meta)) is None
 
 
 def object_meta_ordered(meta: dict[str, Any]) -> dict[str, Any]:
     """meta itself when its keys are in ObjectMeta order, else a copy in that order (unknown keys last, in
     their own order: the sort is stable)."""
-    if in_object_meta_order(meta):
+    order = _object_meta_order(tuple(meta))
+    if order is None:
         return meta
-    return {k: meta[k] for k in sorted(meta, key=_rank)}
+    return {k: meta[k] for k in order}
 
 
 def metadata(obj: dict[str, Any]) -> dict[str, Any]:

@@ -34,3 +34,9 @@ def test_object_meta_order_puts_unknown_keys_last_and_keeps_an_ordered_dict():
     assert list(object_meta_ordered(meta)) == ["name", "uid", "resourceVersion", "managedFields", "zzz"]
     ordered = {"name": "n", "namespace": "d", "generation": 1}
     assert object_meta_ordered(ordered) is ordered
+    # the order of a key sequence is remembered: the same keys again, with other values, come out the same
+    again = {"zzz": 2, "managedFields": [1], "uid": "v", "name": "m", "resourceVersion": "4"}
+    assert object_meta_ordered(again) == again
+    assert list(object_meta_ordered(again)) == ["name", "uid", "resourceVersion", "managedFields", "zzz"]
+    fresh = {"name": "m", "namespace": "e", "generation": 2}
+    assert object_meta_ordered(fresh) is fresh

@@ -128,25 +128,27 @@ async def send_bytes(
 LIST_PIECE_BYTES = 64 * 1024
 
 
-async def send_json_around(send: Any, prefix: bytes, items: list[bytes], suffix: bytes) -> None:
-    """A 200 JSON body prefix + items joined by commas + suffix, written in pieces of about LIST_PIECE_BYTES.
+async def send_json_around(
+    send: Any, prefix: bytes, items: list[bytes], suffix: bytes, separator: bytes = b","
+) -> None:
+    """A 200 JSON body prefix + items joined by separator + suffix, written in pieces of about LIST_PIECE_BYTES.
     A piece is a run of items of the average size's worth, joined in C: no Python step per item."""
     n = len(items)
     size = sum(map(len, items))
-    length = len(prefix) + len(suffix) + size + max(n - 1, 0)
+    length = len(prefix) + len(suffix) + size + max(n - 1, 0) * len(separator)
     headers = _headers("application/json", None)
     headers.append((b"content-length", str(length).encode()))
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     per_piece = max(1, LIST_PIECE_BYTES * n // size) if size else n or 1
     if n <= per_piece:
-        await send({"type": "http.response.body", "body": prefix + b",".join(items) + suffix})
+        await send({"type": "http.response.body", "body": prefix + separator.join(items) + suffix})
         return
-    await send({"type": "http.response.body", "body": prefix + b",".join(items[:per_piece]), "more_body": True})
+    await send({"type": "http.response.body", "body": prefix + separator.join(items[:per_piece]), "more_body": True})
     for start in range(per_piece, n, per_piece):
         run = items[start : start + per_piece]
-        run.insert(0, b"")  # the comma before the run's first item
+        run.insert(0, b"")  # the separator before the run's first item
         last = start + per_piece >= n
-        body = b",".join(run)
+        body = separator.join(run)
         await send({"type": "http.response.body", "body": body + suffix if last else body, "more_body": not last})
 
 

@@ -7,9 +7,12 @@ the backend writes into metadata.resourceVersion of the stored bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import orjson
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -22,6 +25,29 @@ class StoredObject:
     raw: bytes  # the object encoded as JSON, resourceVersion included
     revision: int  # the modification revision (= metadata.resourceVersion)
     key: str = ""
+    # The object as an item of a typed list, which kube-apiserver writes without the items' kind and
+    # apiVersion: raw after its leading TypeMeta, from the first key on (the list writes the "{").
+    # Made once, with the object, so that a list of many is joined in one step. A copy, not a
+    # memoryview of raw: joining views cost a list of 10,000 a fifth more (a cache miss or two per view).
+    item_tail: bytes = field(default=b"", repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.item_tail:
+            self.item_tail = list_item_tail(self.raw, self.obj)
+
+
+# The TypeMeta an object's JSON starts with: kind first in kube's order for built-in kinds, apiVersion
+# first for custom resources and for objects stored before the server wrote kube's order.
+_LEADING_TYPE_META = re.compile(rb'\{"(?:kind":"[^"\\]*","apiVersion|apiVersion":"[^"\\]*","kind)":"[^"\\]*"')
+
+
+def list_item_tail(raw: bytes, obj: dict[str, Any]) -> bytes:
+    """raw without its kind and apiVersion and without the opening brace."""
+    m = _LEADING_TYPE_META.match(raw)
+    if m is not None:
+        end = m.end()
+        return raw[end + 1 :] if raw[end : end + 1] == b"," else b"}"
+    return orjson.dumps({k: v for k, v in obj.items() if k != "kind" and k != "apiVersion"})[1:]
 
 
 @dataclass(slots=True)

@@ -110,6 +110,9 @@ def test_crud_defaults_pruning_and_columns(server, widgets, ns, tmp_path):
     assert got["spec"] == {"size": 3, "replicas": 1, "color": "red", "free": {"anything": {"x": 1}}}
     # a custom resource is a map to kube-apiserver, written with sorted keys: apiVersion before kind
     assert list(got)[:3] == ["apiVersion", "kind", "metadata"]
+    # and its list items keep apiVersion and kind (a built-in kind's list leaves them out)
+    listed = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets").json()
+    assert [list(item)[:2] for item in listed["items"]] == [["apiVersion", "kind"]]
     assert got["metadata"]["generation"] == 1
     assert "status" not in got
     out = _kubectl(server, tmp_path, "-n", ns, "get", "widgets").stdout.splitlines()

@@ -700,3 +700,25 @@ def test_raw_objects_are_written_in_go_field_order(server, ns):
     svc = json.loads(server.kubectl("get", "--raw", "/api/v1/namespaces/default/services/kubernetes").stdout)
     assert list(svc)[:3] == ["kind", "apiVersion", "metadata"]
     assert list(svc["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels"]
+
+
+def test_list_items_of_built_in_kinds_leave_out_kind_and_api_version(server, ns):
+    """A typed list's items carry no kind and apiVersion on the wire (kubernetes#3030): raw JSON and YAML
+    lists and a deletecollection's answer. kubectl fills them in when it prints a list; a single object and
+    a watch event keep them."""
+    server.kubectl("-n", ns, "create", "configmap", "one", "--from-literal=a=b")
+    server.kubectl("-n", ns, "create", "configmap", "two", "--from-literal=c=d")
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    listed = json.loads(server.kubectl("get", "--raw", path).stdout)
+    assert listed["kind"] == "ConfigMapList" and listed["apiVersion"] == "v1"
+    assert [list(item)[:2] for item in listed["items"]] == [["metadata", "data"], ["metadata", "data"]]
+    assert [item["metadata"]["name"] for item in listed["items"]] == ["one", "two"]
+    assert listed["items"][1]["data"] == {"c": "d"}
+    paged = server.request("GET", path + "?limit=1").json()
+    assert list(paged["items"][0]) == ["metadata", "data"] and paged["metadata"]["continue"]
+    as_yaml = yaml.safe_load(server.request("GET", path, headers={"Accept": "application/yaml"}).text)
+    assert "kind" not in as_yaml["items"][0] and as_yaml["items"][0]["metadata"]["name"] == "one"
+    printed = json.loads(server.kubectl("-n", ns, "get", "configmaps", "-o", "json").stdout)
+    assert {(i["kind"], i["apiVersion"]) for i in printed["items"]} == {("ConfigMap", "v1")}
+    deleted = server.request("DELETE", path).json()
+    assert deleted["kind"] == "ConfigMapList" and [list(i)[:1] for i in deleted["items"]] == [["metadata"]] * 2

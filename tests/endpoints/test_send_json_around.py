@@ -10,7 +10,9 @@ import pytest
 from kube_apiserver.endpoints.request import LIST_PIECE_BYTES, send_json_around
 
 
-def _written(items: list[bytes]) -> tuple[dict[bytes, bytes], list[tuple[bytes, bool]]]:
+def _written(
+    items: list[bytes], prefix: bytes = b'{"items":[', separator: bytes = b","
+) -> tuple[dict[bytes, bytes], list[tuple[bytes, bool]]]:
     headers: dict[bytes, bytes] = {}
     bodies: list[tuple[bytes, bool]] = []
 
@@ -21,7 +23,7 @@ def _written(items: list[bytes]) -> tuple[dict[bytes, bytes], list[tuple[bytes, 
         else:
             bodies.append((bytes(message["body"]), message.get("more_body", False)))
 
-    asyncio.run(send_json_around(send, b'{"items":[', items, b"]}"))
+    asyncio.run(send_json_around(send, prefix, items, b"]}", separator))
     return headers, bodies
 
 
@@ -36,9 +38,13 @@ def _written(items: list[bytes]) -> tuple[dict[bytes, bytes], list[tuple[bytes, 
         [10, 70_000, 10, 200_000, 5, 5, 90_000],  # uneven sizes
     ],
 )
-def test_the_pieces_make_one_document_of_the_announced_length(sizes):
+@pytest.mark.parametrize("tails", [False, True])
+def test_the_pieces_make_one_document_of_the_announced_length(sizes, tails):
     items = [orjson.dumps({"i": i, "p": "x" * n}) for i, n in enumerate(sizes)]
-    headers, bodies = _written(items)
+    if tails and items:  # items without their "{": each opened by the separator (typed list items)
+        headers, bodies = _written([i[1:] for i in items], b'{"items":[{', b",{")
+    else:
+        headers, bodies = _written(items)
     body = b"".join(b for b, _ in bodies)
     assert int(headers[b"content-length"]) == len(body)
     assert [more for _, more in bodies] == [True] * (len(bodies) - 1) + [False]

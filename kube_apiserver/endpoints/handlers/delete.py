@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.list import selection
+from kube_apiserver.endpoints.handlers.list import selection, typed_list_items
 from kube_apiserver.endpoints.handlers.scope import RequestScope, status_success, write_object
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import DeleteOptions
@@ -76,7 +76,8 @@ async def delete_collection(scope: RequestScope) -> None:
     predicate = selection(scope)
     deleted = await scope.store.delete_collection(scope.namespace, ListOptions(predicate=predicate), opts)
     spec = scope.spec
-    body = {"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": {}, "items": deleted}
+    items = typed_list_items(spec, deleted)
+    body = {"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": {}, "items": items}
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
     if out.form == "yaml":
         await send_bytes(scope.req.send, 200, encode_yaml(body), negotiation.YAML)

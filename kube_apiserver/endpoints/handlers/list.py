@@ -14,6 +14,7 @@ from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
 from kube_apiserver.endpoints.request import send_bytes, send_json_around
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
+from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import encode_yaml
 from kube_apiserver.storage import errors as serrors
@@ -123,6 +124,7 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
 
 
 _RAW = attrgetter("raw")  # an item's serialized bytes, made once by the watch cache
+_ITEM_TAIL = attrgetter("item_tail")  # the same without kind and apiVersion, and without the "{"
 
 
 async def list_resource(scope: RequestScope) -> None:
@@ -139,7 +141,11 @@ async def list_resource(scope: RequestScope) -> None:
     if out.form == "json":
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
-        await send_json_around(send, head[:-1] + b',"items":[', list(map(_RAW, result.items)), b"]}")
+        if spec.custom or not result.items:  # custom resources' items keep their kind and apiVersion
+            await send_json_around(send, head[:-1] + b',"items":[', list(map(_RAW, result.items)), b"]}")
+        else:  # as a typed list: items without kind and apiVersion, each opened by the separator
+            tails = list(map(_ITEM_TAIL, result.items))
+            await send_json_around(send, head[:-1] + b',"items":[{', tails, b"]}", separator=b",{")
         return
     objects = [i.obj for i in result.items]
     if out.form == "table":
@@ -154,5 +160,14 @@ async def list_resource(scope: RequestScope) -> None:
         }
         await send_bytes(send, 200, orjson.dumps(pom))
     else:
-        doc = {"apiVersion": spec.group_version, "items": objects, "kind": spec.list_kind, "metadata": list_meta}
+        items = typed_list_items(spec, objects)
+        doc = {"apiVersion": spec.group_version, "items": items, "kind": spec.list_kind, "metadata": list_meta}
         await send_bytes(send, 200, encode_yaml(doc), negotiation.YAML)
+
+
+def typed_list_items(spec: ResourceSpec, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items as a list of the kind carries them: kube-apiserver writes a built-in kind's list items
+    without kind and apiVersion (a custom resource's keep theirs)."""
+    if spec.custom:
+        return objects
+    return [{k: v for k, v in o.items() if k != "kind" and k != "apiVersion"} for o in objects]

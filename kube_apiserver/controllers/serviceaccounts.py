@@ -8,6 +8,7 @@ import asyncio
 import logging
 from typing import Any
 
+from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.storage.interface import ListOptions
@@ -16,6 +17,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SERVICE_ACCOUNT = "default"
 RETRY_DELAY = 0.5
+MANAGER = "kube-controller-manager"  # its managedFields name: upstream this controller runs there
 
 
 def _meta(obj: dict[str, Any] | None) -> dict[str, Any]:
@@ -90,7 +92,8 @@ class ServiceAccountsController:
             "metadata": {"name": DEFAULT_SERVICE_ACCOUNT, "namespace": namespace},
         }
         try:
-            await self.service_accounts.create(namespace, sa)
+            with managing_as_server(self.service_accounts, manager=MANAGER):
+                await self.service_accounts.create(namespace, sa)
         except errors.StatusError as e:
             if e.code not in (409, 403, 404):  # made meanwhile, or the namespace is going away
                 raise

@@ -9,6 +9,7 @@ import ipaddress
 import logging
 from typing import Any
 
+from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.meta import now_rfc3339
@@ -37,7 +38,8 @@ class BootstrapController:
             if e.code != 404:
                 raise
             try:
-                await store.create(namespace, obj)
+                with managing_as_server(store):
+                    await store.create(namespace, obj)
             except errors.StatusError as ce:
                 if ce.code != 409:
                     raise
@@ -51,7 +53,8 @@ class BootstrapController:
                 return old
 
             if any(current.obj.get(k) != v for k, v in obj.items() if k != "metadata"):
-                await store.patch(namespace, name, update)
+                with managing_as_server(store):
+                    await store.patch(namespace, name, update)
 
     async def _ensure_default_service_cidr(self, store: Store, cidrs: list[str]) -> None:
         """The ServiceCIDR "kubernetes" mirrors --service-cluster-ip-range
@@ -69,7 +72,8 @@ class BootstrapController:
                 "spec": {"cidrs": cidrs},
             }
             try:
-                current = (await store.create("", obj)).obj
+                with managing_as_server(store):
+                    current = (await store.create("", obj)).obj
             except errors.StatusError as ce:
                 if ce.code != 409:
                     raise
@@ -99,7 +103,8 @@ class BootstrapController:
             status["conditions"] = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"] + [condition]
             return old
 
-        await store.patch("", DEFAULT_SERVICE_CIDR_NAME, set_ready, subresource="status")
+        with managing_as_server(store, "status"):
+            await store.patch("", DEFAULT_SERVICE_CIDR_NAME, set_ready, subresource="status")
 
     async def run(self) -> None:
         ns_store = self.stores[("", "v1", "namespaces")]

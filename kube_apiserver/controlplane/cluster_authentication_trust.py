@@ -19,6 +19,7 @@ from typing import Any
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
+from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.runtime import errors
 
 log = logging.getLogger(__name__)
@@ -133,7 +134,8 @@ class ClusterAuthenticationTrustController:
                 raise
         try:
             ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CONFIGMAP_NAMESPACE}}
-            await self.namespaces.create("", ns)
+            with managing_as_server(self.namespaces):
+                await self.namespaces.create("", ns)
         except errors.StatusError as e:
             if e.code != 409:
                 raise
@@ -159,7 +161,8 @@ class ClusterAuthenticationTrustController:
                 "data": data,
             }
             try:
-                await self.configmaps.create(CONFIGMAP_NAMESPACE, obj)
+                with managing_as_server(self.configmaps):
+                    await self.configmaps.create(CONFIGMAP_NAMESPACE, obj)
             except errors.StatusError as e:
                 if e.code != 409:
                     raise
@@ -169,7 +172,8 @@ class ClusterAuthenticationTrustController:
             old["data"] = data
             return old
 
-        await self.configmaps.patch(CONFIGMAP_NAMESPACE, CONFIGMAP_NAME, set_data)
+        with managing_as_server(self.configmaps):
+            await self.configmaps.patch(CONFIGMAP_NAMESPACE, CONFIGMAP_NAME, set_data)
 
 
 def install_cluster_authentication_trust(

@@ -722,3 +722,25 @@ def test_list_items_of_built_in_kinds_leave_out_kind_and_api_version(server, ns)
     assert {(i["kind"], i["apiVersion"]) for i in printed["items"]} == {("ConfigMap", "v1")}
     deleted = server.request("DELETE", path).json()
     assert deleted["kind"] == "ConfigMapList" and [list(i)[:1] for i in deleted["items"]] == [["metadata"]] * 2
+
+
+def test_objects_the_server_writes_itself_record_their_manager(server, ns):
+    """managedFields of what the bootstrap controllers made name them as kube-apiserver's do; a namespace's
+    name label is a default, so the namespace's creator owns it."""
+    default = json.loads(server.kubectl("get", "ns", "default", "--show-managed-fields", "-o", "json").stdout)
+    assert [(m["manager"], m["operation"]) for m in default["metadata"]["managedFields"]] == [
+        ("kube-apiserver", "Update")
+    ]
+    assert default["metadata"]["managedFields"][0]["fieldsV1"] == {
+        "f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}
+    }
+    svc = json.loads(
+        server.kubectl("get", "-n", "default", "svc", "kubernetes", "--show-managed-fields", "-o", "json").stdout
+    )
+    entry = svc["metadata"]["managedFields"][0]
+    assert entry["manager"] == "kube-apiserver" and "f:ports" in entry["fieldsV1"]["f:spec"]
+    mine = json.loads(server.kubectl("get", "ns", ns, "--show-managed-fields", "-o", "json").stdout)
+    assert mine["metadata"]["managedFields"][0]["fieldsV1"]["f:metadata"]["f:labels"] == {
+        ".": {},
+        "f:kubernetes.io/metadata.name": {},
+    }

@@ -14,6 +14,7 @@ from typing import Any
 
 from kube_apiserver.authorization.rbac import bootstrap_policy as policy
 from kube_apiserver.authorization.rbac.rules import covers, normalize_rule, to_api_rule
+from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import SelectorParseError, selector_from_label_selector_dict
@@ -83,7 +84,8 @@ async def _ensure(store: Store, expected: dict[str, Any], is_binding: bool) -> N
         if e.code != 404:
             raise
         try:
-            await store.create(ns, _copy(expected))
+            with managing_as_server(store):
+                await store.create(ns, _copy(expected))
         except errors.StatusError as ce:
             if ce.code != 409:
                 raise
@@ -92,7 +94,8 @@ async def _ensure(store: Store, expected: dict[str, Any], is_binding: bool) -> N
         return
     if is_binding and current.get("roleRef") != expected["roleRef"]:
         await store.delete(ns, name, DeleteOptions())
-        await store.create(ns, _copy(expected))
+        with managing_as_server(store):
+            await store.create(ns, _copy(expected))
         return
     probe = _copy(current)
     if not (reconcile_binding if is_binding else reconcile_role)(probe, expected):
@@ -102,7 +105,8 @@ async def _ensure(store: Store, expected: dict[str, Any], is_binding: bool) -> N
         (reconcile_binding if is_binding else reconcile_role)(old, expected)
         return old
 
-    await store.patch(ns, name, update)
+    with managing_as_server(store):
+        await store.patch(ns, name, update)
 
 
 def _copy(obj: dict[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ __all__ = [
     "hook_for",
     "manager_or_user_agent",
     "managing",
+    "managing_as_server",
     "prefix_from_user_agent",
     "validate_field_manager",
 ]
@@ -134,3 +135,15 @@ def hook_for(store: Any, spec: Any, subresource: str, manager: str, *, apply: bo
     """The hook a write handler opens for store (the resource of spec, through subresource)."""
     fm = None if apply else field_manager_of(store, spec, subresource)
     return WriteHook(store, fm if fm is None or fm.enabled else None, manager, applied=apply)
+
+
+# The manager of the objects the server writes itself: upstream's controllers write through a loopback
+# client whose user agent is "kube-apiserver/v1.33.x (...)".
+SERVER_MANAGER = "kube-apiserver"
+
+
+def managing_as_server(store: Any, subresource: str = "", manager: str = SERVER_MANAGER) -> managing:
+    """`with managing_as_server(store):` around a write the server makes on its own to store, so that the
+    object's managedFields record it (manager kube-apiserver, or the controller's upstream name, operation
+    Update) as kube-apiserver's do."""
+    return managing(hook_for(store, store.spec, subresource, manager))

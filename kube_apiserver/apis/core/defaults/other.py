@@ -1,7 +1,8 @@
 """Defaults of the core kinds other than pods and services (pkg/apis/core/v1/defaults.go).
 
-Namespace defaults (the kubernetes.io/metadata.name label, status.phase Active) are applied by
-namespace_strategy.NamespaceStrategy, which owns them on create and update alike.
+A namespace's kubernetes.io/metadata.name label is a default (SetDefaults_Namespace), so the writer's
+managedFields own it; namespace_strategy.NamespaceStrategy sets it again where defaulting cannot (a
+generated name, updates) and owns status.phase.
 """
 
 from __future__ import annotations
@@ -123,7 +124,19 @@ def set_object_defaults_resource_quota(obj: dict[str, Any]) -> None:
     set_defaults_resource_list(child(status, "used"))
 
 
+def set_defaults_namespace(obj: dict[str, Any]) -> None:
+    """SetDefaults_Namespace: a named namespace is labelled with its name (not one still to be generated)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
+        return
+    labels = meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = meta["labels"] = {}
+    labels["kubernetes.io/metadata.name"] = meta["name"]
+
+
 DEFAULTERS = {
+    ("v1", "Namespace"): set_defaults_namespace,
     ("v1", "Secret"): set_object_defaults_secret,
     ("v1", "PersistentVolume"): set_object_defaults_persistent_volume,
     ("v1", "PersistentVolumeClaim"): set_object_defaults_persistent_volume_claim,

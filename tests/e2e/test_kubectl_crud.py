@@ -699,7 +699,15 @@ def test_raw_objects_are_written_in_go_field_order(server, ns):
     # made by the server itself (the bootstrap controller), not decoded from a request
     svc = json.loads(server.kubectl("get", "--raw", "/api/v1/namespaces/default/services/kubernetes").stdout)
     assert list(svc)[:3] == ["kind", "apiVersion", "metadata"]
-    assert list(svc["metadata"]) == ["name", "namespace", "uid", "resourceVersion", "creationTimestamp", "labels"]
+    assert list(svc["metadata"]) == [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "labels",
+        "managedFields",
+    ]
 
 
 def test_list_items_of_built_in_kinds_leave_out_kind_and_api_version(server, ns):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kube_apiserver.apis.core.defaults.other import set_defaults_namespace
 from kube_apiserver.registry.strategy import RESTStrategy
 
 FINALIZER_KUBERNETES = "kubernetes"
@@ -18,11 +19,8 @@ class NamespaceStrategy(RESTStrategy):
             finalizers = [*finalizers, FINALIZER_KUBERNETES]
         spec["finalizers"] = finalizers
         obj["status"] = {"phase": "Active"}
-        meta = obj.setdefault("metadata", {})
-        # kube labels every namespace with its own name (NamespaceDefaultLabelName)
-        labels = meta.get("labels") or {}
-        labels["kubernetes.io/metadata.name"] = meta.get("name", "")
-        meta["labels"] = labels
+        # the name label once more: a generated name was not there when the defaults were applied
+        set_defaults_namespace(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         new["spec"] = {

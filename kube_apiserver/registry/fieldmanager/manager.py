@@ -204,13 +204,17 @@ class FieldManager:
             zero = self._zero = shared_zero_object(self.api_version, self.kind, fields)
         return zero
 
-    def _updater(self, live: dict[str, Any], new: dict[str, Any]) -> Updater:
+    def _ignored(self, live: dict[str, Any], new: dict[str, Any]) -> fp.FieldSet:
+        """The fields this resource's writes never own (the status of the main resource, all but the
+        status of the status subresource)."""
         if self.reset == RESET_STATUS:
-            ignored: fp.FieldSet = {"f:status": {}}
-        elif self.reset == RESET_ALL_BUT_STATUS:
-            ignored = {"f:" + k: {} for k in (*live, *new) if k != "status"}
-        else:
-            ignored = {}
+            return {"f:status": {}}
+        if self.reset == RESET_ALL_BUT_STATUS:
+            return {"f:" + k: {} for k in (*live, *new) if k != "status"}
+        return {}
+
+    def _updater(self, live: dict[str, Any], new: dict[str, Any]) -> Updater:
+        ignored = self._ignored(live, new)
         return Updater(self._atom_for, {self.api_version: ignored} if ignored else None, self.convert)
 
     # --- update (create, update, patch) ---
@@ -249,8 +253,9 @@ class FieldManager:
         the ignored and stripped fields), without its set algebra over empty operands."""
         try:
             owned = merge.changed_fields(self._shared_zero(), new, self.atom)
-            if self.reset == RESET_STATUS:  # what _updater() would ignore (a create is never of a subresource)
-                owned = fp.recursive_difference(owned, {"f:status": {}})
+            ignored = self._ignored({}, new)
+            if ignored:
+                owned = fp.recursive_difference(owned, ignored)
             owned = _strip(owned)
             entries = None
             if owned:  # the one entry encode_managed_fields would write, in its key order

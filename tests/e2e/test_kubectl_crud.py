@@ -751,3 +751,35 @@ def test_objects_the_server_writes_itself_record_their_manager(server, ns):
         assert gen["metadata"]["managedFields"][0]["fieldsV1"] == {"f:metadata": {"f:generateName": {}}}
     finally:
         server.request("DELETE", f"/api/v1/namespaces/{gen['metadata']['name']}")
+
+
+def test_empty_values_go_never_writes_are_not_stored(server, ns, core_v1):
+    """Go's encoder leaves out the empty values of omitempty fields, so kube-apiserver never returns the
+    `labels: {}`, `env: []` or `hostPort: 0` a manifest (a Helm chart's, say) may carry; nor may we."""
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "empties", "labels": {}, "annotations": {}},
+        "spec": {
+            "nodeSelector": {},
+            "tolerations": [],
+            "containers": [{"name": "c", "image": "nginx", "env": [], "ports": [{"containerPort": 80, "hostPort": 0}]}],
+        },
+    }
+    created = json.loads(server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=json.dumps(manifest)).stdout)
+    for obj in (created, json.loads(server.kubectl("-n", ns, "get", "pod", "empties", "-o", "json").stdout)):
+        assert "labels" not in obj["metadata"] and "annotations" not in obj["metadata"]
+        assert "nodeSelector" not in obj["spec"] and "tolerations" not in obj["spec"]
+        container = obj["spec"]["containers"][0]
+        assert "env" not in container and container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    pod = core_v1.read_namespaced_pod("empties", ns)
+    assert pod.metadata.labels is None and pod.spec.node_selector is None
+
+    # kubectl diff of an object made by server-side apply: kubectl's patch carries `annotations: {}`,
+    # which must not show up as a change.
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: diffed\ndata:\n  a: '1'\n"
+    server.kubectl("-n", ns, "apply", "--server-side", "-f", "-", input=cm)
+    res = server.kubectl("-n", ns, "diff", "-f", "-", input=cm.replace("'1'", "'2'"), check=False)
+    assert res.returncode == 1, res.stderr  # 1: there are differences
+    changed = [line for line in res.stdout.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ['-  a: "1"', '+  a: "2"'], res.stdout

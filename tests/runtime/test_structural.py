@@ -48,6 +48,56 @@ def test_nulls_are_dropped_like_gos_zero_values():
     assert obj["metadata"]["labels"] == {"a": ""}
 
 
+def test_empty_values_of_omitempty_fields_are_dropped_as_go_never_writes_them():
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {}, "annotations": {}, "finalizers": [], "generateName": ""},
+        "spec": {
+            "nodeSelector": {},
+            "imagePullSecrets": [],
+            "nodeName": "",
+            "hostNetwork": False,
+            "automountServiceAccountToken": False,  # a *bool: false is a value
+            "securityContext": {},  # a struct: omitempty does not apply
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "args": [],
+                    "env": [{"name": "E", "value": ""}],  # "" of an omitempty string inside a list item
+                    "ports": [{"containerPort": 80, "hostPort": 0, "hostIP": ""}],
+                    "resources": {},
+                }
+            ],
+        },
+    }
+    decode_check(pod, schema_for_kind("", "v1", "Pod"))
+    assert pod["metadata"] == {"name": "p", "creationTimestamp": None}  # (a zero Time is written as null)
+    spec = pod["spec"]
+    assert spec == {
+        "automountServiceAccountToken": False,
+        "securityContext": {},
+        "containers": [
+            {"name": "c", "image": "i", "env": [{"name": "E"}], "ports": [{"containerPort": 80}], "resources": {}}
+        ],
+    }
+    # A required field (no omitempty) keeps its empty value; so do map values and list items.
+    role = {"kind": "Role", "metadata": {"name": "r", "labels": {"a": ""}}, "rules": []}
+    decode_check(role, schema_for_kind("rbac.authorization.k8s.io", "v1", "Role"))
+    assert role["rules"] == [] and role["metadata"]["labels"] == {"a": ""}
+    cm = {"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {}, "binaryData": {}}
+    decode_check(cm, schema_for_kind("", "v1", "ConfigMap"))
+    assert "data" not in cm and "binaryData" not in cm
+    # A custom resource's schema has no Go fields: its object keeps what it was sent.
+    node = compile_schema(
+        {"type": "object", "properties": {"spec": {"type": "object", "properties": {"s": {"type": "string"}}}}}
+    )
+    cr = {"spec": {"s": ""}}
+    decode_check(cr, node)
+    assert cr == {"spec": {"s": ""}}
+
+
 def test_first_type_error_in_gos_words():
     report = decode_check(_deployment(replicas=1.5, paused="no"), schema_for_kind("apps", "v1", "Deployment"))
     assert report.type_error == (

@@ -224,6 +224,41 @@ def _go_fields(name: str) -> dict[str, GoType] | None:
     return out
 
 
+def _collect_omitted(msg: Any, out: set[str]) -> None:
+    from kube_apiserver.runtime.protobuf import schema as pb
+
+    for field in msg.fields:
+        if field.inline and field.type.message_name:
+            try:
+                _collect_omitted(pb.message(field.type.message_name), out)
+            except pb.UnknownMessageError:
+                pass
+        elif field.omitempty and not field.pointer:
+            go_type = _go_type_of_field(field)
+            if go_type in ("none", "bytes") or (isinstance(go_type, tuple) and go_type[0] in ("slice", "map")):
+                out.add(field.json)
+
+
+@cache
+def omitted_when_empty(name: str) -> frozenset[str]:
+    """The JSON fields of a built-in definition that Go's encoder leaves out when empty: those tagged
+    omitempty whose Go type is a non-pointer scalar, a slice or a map ("", 0, false, [] and {} are not
+    written back). Structs are never left out (omitempty does not apply to them: `resources: {}` stays),
+    nor pointers that are set (`automountServiceAccountToken: false` stays). Empty for definitions
+    without protobuf tables (apiextensions, apiregistration): their objects keep what they were sent."""
+    from kube_apiserver.runtime.protobuf import schema as pb
+
+    if not name.startswith("io.k8s."):
+        return frozenset()
+    try:
+        msg = pb.message("k8s.io." + name[len("io.k8s.") :])
+    except pb.UnknownMessageError:
+        return frozenset()
+    out: set[str] = set()
+    _collect_omitted(msg, out)
+    return frozenset(out)
+
+
 def _guess_go_type(schema: dict[str, Any], required: bool, prop: str) -> GoType:
     """For definitions without protobuf tables (apiextensions, apiregistration, version.Info) and fields
     newer than the tables: API conventions make required and top-level (metadata/spec/status) structs

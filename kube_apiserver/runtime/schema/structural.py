@@ -3,7 +3,8 @@
 A schema (the OpenAPI definition of a built-in kind, later a CRD's openAPIV3Schema) is compiled
 once into a tree of Nodes. decode_check() then walks a decoded object the way kube-apiserver's
 typed decoding does: it drops fields the schema does not know (reporting them for
-fieldValidation), drops nulls as Go's decoder leaves zero values, checks JSON types and formats
+fieldValidation), drops nulls as Go's decoder leaves zero values, drops the empty values of a built-in
+type's omitempty fields ("", 0, false, [], {}) as Go's encoder never writes them back, checks JSON types and formats
 (int32/int64 ranges, date-time, byte, quantity, int-or-string) and reports the first type error as
 Go's encoding/json words it. validate_schema() reports required fields and the uniqueness of
 x-kubernetes-list-type map/set lists as field causes, every one at once.
@@ -20,7 +21,7 @@ from typing import Any
 
 from kube_apiserver.runtime.errors import StatusCause, field_duplicate, field_required
 from kube_apiserver.runtime.quantity import QUANTITY_REGEX_TEXT, QuantityError, canonical_quantity
-from kube_apiserver.runtime.schema.definitions import definition_name, openapi_definitions
+from kube_apiserver.runtime.schema.definitions import definition_name, omitted_when_empty, openapi_definitions
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
@@ -44,6 +45,7 @@ class Node:
         "go_type",
         "plain",
         "is_meta",
+        "omit_empty",
     )
 
     def __init__(self, kind: str, go_type: str = "") -> None:
@@ -63,6 +65,9 @@ class Node:
         # Derived once the node is filled (_finish), for the decoder's hot loops:
         self.plain: type | None = None  # the Python type of a value that decodes as it is (str, bool)
         self.is_meta = go_type == "v1.ObjectMeta"
+        # The properties Go's encoder leaves out when empty (omitempty scalars, slices and maps of a
+        # built-in type): decoding drops them, as kube-apiserver never writes them back.
+        self.omit_empty: frozenset[str] = frozenset()
 
 
 def _go_package(def_name: str) -> str:
@@ -71,9 +76,10 @@ def _go_package(def_name: str) -> str:
 
 
 class _Compiler:
-    def __init__(self, definitions: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, definitions: dict[str, dict[str, Any]], go_types: bool = False) -> None:
         self.definitions = definitions
         self.compiled: dict[str, Node] = {}
+        self.go_types = go_types  # built-in definitions: their Go fields' omitempty applies
 
     def definition(self, name: str) -> Node:
         node = self.compiled.get(name)
@@ -85,6 +91,8 @@ class _Compiler:
         self.compiled[name] = node
         self._fill(node, schema)
         _finish(node)
+        if self.go_types and node.kind == "object":
+            node.omit_empty = omitted_when_empty(name)
         return node
 
     def schema(self, schema: dict[str, Any]) -> Node:
@@ -161,7 +169,7 @@ def _finish(node: Node) -> None:
 
 @cache
 def _builtin_compiler() -> _Compiler:
-    return _Compiler(openapi_definitions())
+    return _Compiler(openapi_definitions(), go_types=True)
 
 
 @cache
@@ -319,7 +327,7 @@ class _Walker:
         for i, item in enumerate(items):
             if plain_fields is not None:
                 if type(item) is dict:
-                    if _is_plain_struct(item, plain_fields):
+                    if _is_plain_struct(item, plain_fields, item_node.omit_empty):
                         plain_keys += len(item)
                         continue
                 elif item is None:
@@ -393,11 +401,16 @@ class _Walker:
         report = self.report
         trail = self.trail
         plain = node.plain_fields
+        omit = node.omit_empty
         report.keys += len(obj)
         drop: list[str] | None = None
         for key, value in obj.items():
             vtype = type(value)
             if vtype is plain.get(key) and (vtype is not int or -(2**31) <= value < 2**31):
+                if not value and key in omit:  # "", 0 or false of an omitempty field
+                    if drop is None:
+                        drop = []
+                    drop.append(key)
                 continue
             child = props.get(key)
             if child is None:
@@ -423,16 +436,21 @@ class _Walker:
             elif kind == "array" and vtype is list:
                 # An array whose items all decode as they are (args, env, mounts, ports) is seen
                 # through here, without a call; any other goes to array(), which walks it whole.
+                if not value:
+                    if key in omit:
+                        if drop is None:
+                            drop = []
+                        drop.append(key)
+                    continue
                 item_node = child.items
                 if item_node is None:
                     pass
-                elif not value:
-                    continue
                 elif item_node.kind == "object" and not item_node.is_meta:
                     fields = item_node.plain_fields
+                    item_omit = item_node.omit_empty
                     item_keys = 0
                     for item in value:
-                        if type(item) is not dict or not _is_plain_struct(item, fields):
+                        if type(item) is not dict or not _is_plain_struct(item, fields, item_omit):
                             break
                         item_keys += len(item)
                     else:
@@ -448,6 +466,12 @@ class _Walker:
                 self.array(value, child, node, key)
                 continue
             elif kind == "map" and vtype is dict:
+                if not value:
+                    if key in omit:
+                        if drop is None:
+                            drop = []
+                        drop.append(key)
+                    continue
                 # (a map of plain values, labels and annotations, is seen through here, as map() would)
                 item_type = child.values.plain if child.values is not None else None
                 if item_type is not None:
@@ -464,7 +488,11 @@ class _Walker:
             trail.append(key)
             new = self.value(value, child, node)
             trail.pop()
-            if new is not value:
+            if not new and key in omit:  # (0.0, a "" of []byte)
+                if drop is None:
+                    drop = []
+                drop.append(key)
+            elif new is not value:
                 obj[key] = new
         if drop:
             for key in drop:
@@ -474,11 +502,12 @@ class _Walker:
             obj["creationTimestamp"] = None
 
 
-def _is_plain_struct(item: dict[str, Any], plain_fields: dict[str, type]) -> bool:
-    """Whether every field of a struct item is one its type decodes as it is (strings, bools, int32s)."""
+def _is_plain_struct(item: dict[str, Any], plain_fields: dict[str, type], omit: frozenset[str]) -> bool:
+    """Whether every field of a struct item is one its type decodes as it is (strings, bools, int32s),
+    and none is an empty value its type leaves out."""
     for k, v in item.items():
         vtype = type(v)
-        if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31):
+        if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31) or not v and k in omit:
             return False
     return True
 

@@ -42,7 +42,7 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
 
     def to_scale(obj: dict[str, Any]) -> dict[str, Any]:
         meta = obj.get("metadata") or {}
-        replicas = _get_path(obj, spec_path)
+        replicas = _int(_get_path(obj, spec_path))
         status: dict[str, Any] = {"replicas": _int(_get_path(obj, status_path))}
         selector = _get_path(obj, selector_path) if selector_path else None
         if isinstance(selector, str) and selector:
@@ -52,7 +52,7 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
             "kind": "Scale",
             "apiVersion": "autoscaling/v1",
             "metadata": {k: meta[k] for k in keep if k in meta},
-            "spec": {"replicas": _int(replicas)},
+            "spec": {"replicas": replicas} if replicas else {},  # ScaleSpec.replicas is omitempty
             "status": status,
         }
 

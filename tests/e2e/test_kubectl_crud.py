@@ -783,3 +783,27 @@ def test_empty_values_go_never_writes_are_not_stored(server, ns, core_v1):
     assert res.returncode == 1, res.stderr  # 1: there are differences
     changed = [line for line in res.stdout.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
     assert changed == ['-  a: "1"', '+  a: "2"'], res.stdout
+
+
+def test_fields_go_always_writes_are_there_when_unset(server, ns):
+    """Decoding into Go types gives every unset non-pointer struct and scalar without omitempty its zero
+    value, which the encoder writes: a NetworkPolicy's podSelector: {}, an Event's reportingComponent: "",
+    a CronJob's job template metadata with a null creationTimestamp, a Scale of 0 with spec: {}."""
+    netpol = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"}, "spec": {}}
+    out = json.loads(server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=json.dumps(netpol)).stdout)
+    assert out["spec"] == {"podSelector": {}, "policyTypes": ["Ingress"]}
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "ev"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns},
+        "reason": "Tested",
+    }
+    out = json.loads(server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=json.dumps(event)).stdout)
+    assert out["source"] == {} and out["reportingComponent"] == "" and out["reportingInstance"] == ""
+    server.kubectl("-n", ns, "create", "cronjob", "cj", "--image=busybox", "--schedule=* * * * *")
+    out = json.loads(server.kubectl("-n", ns, "get", "cronjob", "cj", "-o", "json").stdout)
+    assert out["spec"]["jobTemplate"]["spec"]["template"]["metadata"] == {"creationTimestamp": None}
+    server.kubectl("-n", ns, "create", "deployment", "zero", "--image=nginx", "--replicas=0")
+    scale = server.request("GET", f"/apis/apps/v1/namespaces/{ns}/deployments/zero/scale").json()
+    assert scale["spec"] == {} and scale["status"]["replicas"] == 0

@@ -44,7 +44,8 @@ def test_nulls_are_dropped_like_gos_zero_values():
     obj = _deployment(replicas=None, strategy=None)
     obj["metadata"]["labels"] = {"a": None}
     decode_check(obj, schema_for_kind("apps", "v1", "Deployment"))
-    assert "replicas" not in obj["spec"] and "strategy" not in obj["spec"]
+    # a null pointer is unset; a null struct is the struct's zero value, which Go writes
+    assert "replicas" not in obj["spec"] and obj["spec"]["strategy"] == {}
     assert obj["metadata"]["labels"] == {"a": ""}
 
 
@@ -96,6 +97,33 @@ def test_empty_values_of_omitempty_fields_are_dropped_as_go_never_writes_them():
     cr = {"spec": {"s": ""}}
     decode_check(cr, node)
     assert cr == {"spec": {"s": ""}}
+
+
+def test_fields_go_always_writes_are_filled_in_when_unset():
+    # non-pointer structs (with their own such fields) and scalars without omitempty
+    np = {"kind": "NetworkPolicy", "metadata": {"name": "n"}, "spec": {}}
+    decode_check(np, schema_for_kind("networking.k8s.io", "v1", "NetworkPolicy"))
+    assert np["spec"] == {"podSelector": {}}
+    event = {"kind": "Event", "metadata": {"name": "e"}, "reason": "R"}
+    decode_check(event, schema_for_kind("", "v1", "Event"))
+    assert event["involvedObject"] == {} and event["source"] == {}
+    assert event["reportingComponent"] == "" and event["reportingInstance"] == ""
+    node = {"kind": "Node", "metadata": {"name": "n"}, "status": {}}
+    decode_check(node, schema_for_kind("", "v1", "Node"))
+    assert node["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 0}}
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == ""
+    # an unset template's metadata: ObjectMeta's zero, whose creationTimestamp is written as null
+    cronjob = {"kind": "CronJob", "metadata": {"name": "c"}, "spec": {"schedule": "* * * * *", "jobTemplate": {}}}
+    decode_check(cronjob, schema_for_kind("batch", "v1", "CronJob"))
+    assert cronjob["spec"]["jobTemplate"] == {
+        "metadata": {"creationTimestamp": None},
+        "spec": {"template": {"metadata": {"creationTimestamp": None}, "spec": {}}},
+    }
+    # list items too: a container always has resources
+    pod = {"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    decode_check(pod, schema_for_kind("", "v1", "Pod"))
+    assert pod["spec"]["containers"] == [{"name": "c", "image": "i", "resources": {}}]
+    assert pod["status"] == {}
 
 
 def test_first_type_error_in_gos_words():

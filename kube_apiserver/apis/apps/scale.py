@@ -31,11 +31,12 @@ def to_scale(obj: dict[str, Any]) -> dict[str, Any]:
     if sel_text:
         status["selector"] = sel_text
     scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta}
+    replicas = spec.get("replicas", 1)
     return {
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
         "metadata": scale_meta,
-        "spec": {"replicas": spec.get("replicas", 1)},
+        "spec": {"replicas": replicas} if replicas else {},  # ScaleSpec.replicas is omitempty
         "status": status,
     }
 

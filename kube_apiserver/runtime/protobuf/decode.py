@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -264,6 +265,26 @@ class _Plan:
         numbers = [fp.field.number for fp in self.order]
         self.number_ordered = numbers == sorted(numbers)  # Go order is field number order
         self.has_inline = any(fp.inline for fp in self.order)
+
+
+def zero_fields(message_name: str) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """The fields Go's encoder writes even when a struct leaves them unset, each as (JSON name, factory of a
+    fresh zero value): non-pointer structs (with their own such fields), Quantity "0", IntOrString 0,
+    Duration "0s" and scalars without omitempty; an inline struct's fields in its place. The JSON decoder
+    fills them in as decoding into the Go type would. Empty for a message without tables."""
+    try:
+        msg = message(message_name)
+    except UnknownMessageError:
+        return ()
+    out: list[tuple[str, Callable[[], Any]]] = []
+    for fp in _plan(msg).defaults:
+        make = fp.default
+        if fp.inline:
+            for key in make():
+                out.append((key, lambda make=make, key=key: make()[key]))
+        else:
+            out.append((fp.json, make))
+    return tuple(out)
 
 
 def _item_index(item: tuple[_FieldPlan, Any]) -> int:

@@ -259,6 +259,14 @@ def omitted_when_empty(name: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def zero_fields_of(name: str) -> tuple[tuple[str, Any], ...]:
+    """The fields of a built-in definition Go writes even when unset, with factories of their zero values
+    (runtime/protobuf/decode.zero_fields); none for definitions without protobuf tables."""
+    from kube_apiserver.runtime.protobuf.decode import zero_fields
+
+    return zero_fields("k8s.io." + name[len("io.k8s.") :]) if name.startswith("io.k8s.") else ()
+
+
 def _guess_go_type(schema: dict[str, Any], required: bool, prop: str) -> GoType:
     """For definitions without protobuf tables (apiextensions, apiregistration, version.Info) and fields
     newer than the tables: API conventions make required and top-level (metadata/spec/status) structs

@@ -15,13 +15,19 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from kube_apiserver.runtime.errors import StatusCause, field_duplicate, field_required
 from kube_apiserver.runtime.quantity import QUANTITY_REGEX_TEXT, QuantityError, canonical_quantity
-from kube_apiserver.runtime.schema.definitions import definition_name, omitted_when_empty, openapi_definitions
+from kube_apiserver.runtime.schema.definitions import (
+    definition_name,
+    omitted_when_empty,
+    openapi_definitions,
+    zero_fields_of,
+)
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
@@ -46,6 +52,7 @@ class Node:
         "plain",
         "is_meta",
         "omit_empty",
+        "zero_fields",
     )
 
     def __init__(self, kind: str, go_type: str = "") -> None:
@@ -68,6 +75,9 @@ class Node:
         # The properties Go's encoder leaves out when empty (omitempty scalars, slices and maps of a
         # built-in type): decoding drops them, as kube-apiserver never writes them back.
         self.omit_empty: frozenset[str] = frozenset()
+        # The properties Go's encoder writes even when unset (non-pointer structs, scalars without
+        # omitempty), with factories of their zero values: decoding fills them in when absent.
+        self.zero_fields: tuple[tuple[str, Callable[[], Any]], ...] = ()
 
 
 def _go_package(def_name: str) -> str:
@@ -93,6 +103,7 @@ class _Compiler:
         _finish(node)
         if self.go_types and node.kind == "object":
             node.omit_empty = omitted_when_empty(name)
+            node.zero_fields = zero_fields_of(name)
         return node
 
     def schema(self, schema: dict[str, Any]) -> Node:
@@ -327,7 +338,7 @@ class _Walker:
         for i, item in enumerate(items):
             if plain_fields is not None:
                 if type(item) is dict:
-                    if _is_plain_struct(item, plain_fields, item_node.omit_empty):
+                    if _is_plain_struct(item, item_node):
                         plain_keys += len(item)
                         continue
                 elif item is None:
@@ -428,7 +439,7 @@ class _Walker:
             # Fast paths for nested structs (plain strings, booleans and int32s are done above).
             kind = child.kind
             if kind == "object" and vtype is dict:
-                if value or child.is_meta:  # ({} has nothing to walk: emptyDir, securityContext...)
+                if value or child.is_meta or child.zero_fields:  # ({} of most structs has nothing to walk)
                     trail.append(key)
                     self.object(value, child)
                     trail.pop()
@@ -446,11 +457,9 @@ class _Walker:
                 if item_node is None:
                     pass
                 elif item_node.kind == "object" and not item_node.is_meta:
-                    fields = item_node.plain_fields
-                    item_omit = item_node.omit_empty
                     item_keys = 0
                     for item in value:
-                        if type(item) is not dict or not _is_plain_struct(item, fields, item_omit):
+                        if type(item) is not dict or not _is_plain_struct(item, item_node):
                             break
                         item_keys += len(item)
                     else:
@@ -497,17 +506,32 @@ class _Walker:
         if drop:
             for key in drop:
                 del obj[key]
+        for key, zero in node.zero_fields:
+            if key not in obj:
+                child = props.get(key)
+                if child is not None and child.kind == "object":
+                    # a struct's zero value, walked for its own such fields (an ObjectMeta's null time)
+                    value = obj[key] = {}
+                    trail.append(key)
+                    self.object(value, child)
+                    trail.pop()
+                else:
+                    obj[key] = zero()
         if node.is_meta and trail and "creationTimestamp" not in obj:
             # An embedded ObjectMeta (a template's) writes its zero creationTimestamp as null.
             obj["creationTimestamp"] = None
 
 
-def _is_plain_struct(item: dict[str, Any], plain_fields: dict[str, type], omit: frozenset[str]) -> bool:
+def _is_plain_struct(item: dict[str, Any], node: Node) -> bool:
     """Whether every field of a struct item is one its type decodes as it is (strings, bools, int32s),
-    and none is an empty value its type leaves out."""
+    none is an empty value its type leaves out, and none its type always writes is missing."""
+    plain_fields, omit = node.plain_fields, node.omit_empty
     for k, v in item.items():
         vtype = type(v)
         if vtype is not plain_fields.get(k) or (vtype is int and not -(2**31) <= v < 2**31) or not v and k in omit:
+            return False
+    for k, _ in node.zero_fields:
+        if k not in item:
             return False
     return True
 

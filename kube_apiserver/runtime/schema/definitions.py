@@ -20,6 +20,7 @@ turns it back into the form kube-apiserver serves, with every x-kubernetes-* ext
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -196,47 +197,36 @@ def _go_type_of_field(field: Any) -> GoType:
     return go_type
 
 
-def _collect_fields(msg: Any, out: dict[str, GoType]) -> None:
+def _struct_fields(msg: Any) -> Iterator[Any]:
+    """A message's fields as its Go struct's JSON has them: an inline struct's fields in its place."""
     from kube_apiserver.runtime.protobuf import schema as pb
 
     for field in msg.fields:
         if field.inline and field.type.message_name:
             try:
-                _collect_fields(pb.message(field.type.message_name), out)
+                yield from _struct_fields(pb.message(field.type.message_name))
             except pb.UnknownMessageError:
                 pass
         else:
-            out[field.json] = _go_type_of_field(field)
+            yield field
 
 
-def _go_fields(name: str) -> dict[str, GoType] | None:
-    """JSON field name → Go type of a definition, from the protobuf tables; None when they lack it."""
+def _message_of(name: str) -> Any:
+    """The protobuf table of a built-in definition, or None when there is none."""
     from kube_apiserver.runtime.protobuf import schema as pb
 
     if not name.startswith("io.k8s."):
         return None
     try:
-        msg = pb.message("k8s.io." + name[len("io.k8s.") :])
+        return pb.message("k8s.io." + name[len("io.k8s.") :])
     except pb.UnknownMessageError:
         return None
-    out: dict[str, GoType] = {}
-    _collect_fields(msg, out)
-    return out
 
 
-def _collect_omitted(msg: Any, out: set[str]) -> None:
-    from kube_apiserver.runtime.protobuf import schema as pb
-
-    for field in msg.fields:
-        if field.inline and field.type.message_name:
-            try:
-                _collect_omitted(pb.message(field.type.message_name), out)
-            except pb.UnknownMessageError:
-                pass
-        elif field.omitempty and not field.pointer:
-            go_type = _go_type_of_field(field)
-            if go_type in ("none", "bytes") or (isinstance(go_type, tuple) and go_type[0] in ("slice", "map")):
-                out.add(field.json)
+def _go_fields(name: str) -> dict[str, GoType] | None:
+    """JSON field name → Go type of a definition, from the protobuf tables; None when they lack it."""
+    msg = _message_of(name)
+    return None if msg is None else {field.json: _go_type_of_field(field) for field in _struct_fields(msg)}
 
 
 @cache
@@ -246,16 +236,15 @@ def omitted_when_empty(name: str) -> frozenset[str]:
     written back). Structs are never left out (omitempty does not apply to them: `resources: {}` stays),
     nor pointers that are set (`automountServiceAccountToken: false` stays). Empty for definitions
     without protobuf tables (apiextensions, apiregistration): their objects keep what they were sent."""
-    from kube_apiserver.runtime.protobuf import schema as pb
-
-    if not name.startswith("io.k8s."):
+    msg = _message_of(name)
+    if msg is None:
         return frozenset()
-    try:
-        msg = pb.message("k8s.io." + name[len("io.k8s.") :])
-    except pb.UnknownMessageError:
-        return frozenset()
-    out: set[str] = set()
-    _collect_omitted(msg, out)
+    out = set()
+    for field in _struct_fields(msg):
+        if field.omitempty and not field.pointer:
+            go_type = _go_type_of_field(field)
+            if go_type in ("none", "bytes") or (isinstance(go_type, tuple) and go_type[0] in ("slice", "map")):
+                out.add(field.json)
     return frozenset(out)
 
 

@@ -438,6 +438,12 @@ class _Walker:
                 continue
             # Fast paths for nested structs (plain strings, booleans and int32s are done above).
             kind = child.kind
+            if not value and (kind == "array" and vtype is list or kind == "map" and vtype is dict):
+                if key in omit:  # [] or {} of an omitempty slice or map
+                    if drop is None:
+                        drop = []
+                    drop.append(key)
+                continue
             if kind == "object" and vtype is dict:
                 if value or child.is_meta or child.zero_fields:  # ({} of most structs has nothing to walk)
                     trail.append(key)
@@ -447,12 +453,6 @@ class _Walker:
             elif kind == "array" and vtype is list:
                 # An array whose items all decode as they are (args, env, mounts, ports) is seen
                 # through here, without a call; any other goes to array(), which walks it whole.
-                if not value:
-                    if key in omit:
-                        if drop is None:
-                            drop = []
-                        drop.append(key)
-                    continue
                 item_node = child.items
                 if item_node is None:
                     pass
@@ -475,12 +475,6 @@ class _Walker:
                 self.array(value, child, node, key)
                 continue
             elif kind == "map" and vtype is dict:
-                if not value:
-                    if key in omit:
-                        if drop is None:
-                            drop = []
-                        drop.append(key)
-                    continue
                 # (a map of plain values, labels and annotations, is seen through here, as map() would)
                 item_type = child.values.plain if child.values is not None else None
                 if item_type is not None:

@@ -207,6 +207,11 @@ def test_scale_subresource(server, widgets, ns, tmp_path):
     assert scale["apiVersion"] == "autoscaling/v1"
     assert scale["spec"] == {"replicas": 5}
     assert scale["status"] == {"replicas": 0, "selector": "app=x"}
+    # scaled to 0: the custom resource holds replicas: 0; the Scale's spec is empty (replicas is omitempty)
+    _kubectl(server, tmp_path, "-n", ns, "scale", "widget", "sc", "--replicas=0")
+    assert server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc").json()["spec"]["replicas"] == 0
+    scale = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc/scale").json()
+    assert scale["spec"] == {}
 
 
 def test_discovery(server, widgets):

@@ -142,13 +142,15 @@ class TestBinding:
         )
         body = status_body(r, 400)
         assert body["reason"] == "BadRequest" and body["message"] == "name in URL does not match name in Binding object"
-        # ValidatePodBinding's errors are not a Status error upstream: 500 with the aggregated text, no reason.
+        # ValidatePodBinding's errors: upstream answers 500 (not a Status error there); here the 422 of bad input.
         bad = {**ok, "target": {"kind": "Pod"}}
-        body = status_body(server.request("POST", f"/api/v1/namespaces/{ns}/pods/p1/binding", json=bad), 500)
-        assert "reason" not in body
+        body = status_body(server.request("POST", f"/api/v1/namespaces/{ns}/pods/p1/binding", json=bad), 422)
+        assert body["reason"] == "Invalid"
         assert body["message"] == (
-            '[target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]'
+            'Binding "p1" is invalid: [target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", '
+            "target.name: Required value]"
         )
+        assert [c["field"] for c in body["details"]["causes"]] == ["target.kind", "target.name"]
         assert "nodeName" not in get_pod(server, ns, "p1").json()["spec"]
 
     def test_dry_run_binding_writes_nothing(self, server, ns):

@@ -162,9 +162,9 @@ class BindingREST:
             raise errors.new_bad_request("name in URL does not match name in Binding object")
         causes = validate_pod_binding(binding)
         if causes:
-            # errs.ToAggregate(): not a Status error, so kube answers 500 with the aggregate's text.
-            texts = [f"{c.field}: {c.message}" for c in causes]
-            raise unknown_error(texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]")
+            # Upstream returns errs.ToAggregate(), not a Status error, so kube answers a 500 with the same
+            # text; a bad request body is the client's error here, so it is the 422 Invalid of any other kind.
+            raise errors.new_invalid("", "Binding", name, causes)
         if not name:
             raise errors.new_bad_request("Name parameter required.")
         target = binding["target"]["name"]

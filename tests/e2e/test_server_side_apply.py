@@ -253,7 +253,7 @@ def test_apply_requires_a_field_manager_and_a_known_schema(server, ns):
         'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'
     )
     r = server.request("PATCH", path + "?fieldManager=m", data=body + "spec: {}\n", headers=headers)
-    assert r.status_code == 500
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"  # upstream: 500 (kubernetes#139253)
     assert r.json()["message"] == (
         "failed to create typed patch object (/raw; /v1, Kind=ConfigMap): .spec: field not declared in schema"
     )

@@ -360,7 +360,7 @@ def test_patch_replace_and_delete_in_maps() -> None:
     assert smp(original, {"$patch": "replace", "value": "v"}) == {"value": "v"}
     with pytest.raises(PatchError) as e:
         smp(original, {"mergeItemPtr": {"$patch": "merge"}})
-    assert (e.value.code, e.value.message) == (500, "unknown patch type: merge in map: map[$patch:merge]")
+    assert (e.value.code, e.value.message) == (400, "unknown patch type: merge in map: map[$patch:merge]")
 
 
 def test_patch_replace_and_delete_in_lists() -> None:
@@ -430,7 +430,7 @@ def test_directive_format_errors() -> None:
     assert (e.value.code, e.value.message) == (400, "invalid patch format of setElementOrder list")
     with pytest.raises(PatchError) as e:
         smp({"mergingIntList": [1]}, {"$setElementOrder/mergingIntList": 1})
-    assert (e.value.code, e.value.message) == (500, "expected a []interface {}, but received a int64")
+    assert (e.value.code, e.value.message) == (400, "expected a []interface {}, but received a int64")
     with pytest.raises(PatchError) as e:
         smp(
             {"mergingList": [{"name": "a"}]},
@@ -444,7 +444,7 @@ def test_directive_format_errors() -> None:
 def test_list_errors() -> None:
     with pytest.raises(PatchError) as e:
         smp({"mergingList": [{"name": "a"}]}, {"mergingList": [{"value": "x"}]})
-    assert (e.value.code, e.value.message) == (500, "map: map[value:x] does not contain declared merge key: name")
+    assert (e.value.code, e.value.message) == (400, "map: map[value:x] does not contain declared merge key: name")
     with pytest.raises(PatchError) as e:
         smp({"mergingIntList": []}, {"mergingIntList": [[1]]})
     assert (e.value.code, e.value.message) == (422, "lists of lists are not supported")

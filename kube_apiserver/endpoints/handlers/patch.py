@@ -71,13 +71,11 @@ def new_unsupported_patch_type(accepted: tuple[str, ...]) -> errors.StatusError:
 
 
 def patch_error_status(e: PatchError) -> errors.StatusError:
-    """interpretStrategicMergePatchError: 400 with the text, the generic 422, or the bare error (a
-    500 without a reason)."""
-    if e.code == 400:
-        return errors.new_bad_request(e.message)
+    """interpretStrategicMergePatchError: the generic 422, or 400 with the text (upstream passes the
+    errors it does not know through as 500s; they are all the patch's fault)."""
     if e.code == 422:
         return new_patch_rejected()
-    return errors.StatusError(500, "", e.message, details=False)
+    return errors.new_bad_request(e.message)
 
 
 def patch_kind(scope: RequestScope) -> tuple[str, str, str]:

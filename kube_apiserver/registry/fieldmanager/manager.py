@@ -424,7 +424,9 @@ class FieldManager:
         except typed.TypedError as e:
             meta = _meta(patch)
             where = f"{meta.get('namespace', '')}/{meta.get('name', '')}; {gvk_string(patch.get('apiVersion'), patch.get('kind'))}"
-            raise _unknown_error(f"failed to create typed patch object ({where}): {e.text()}") from None
+            # A plain error upstream, so a 500 there (kubernetes/kubernetes#139253); the applied
+            # configuration does not fit the kind's schema, the client's error: 400 with the same text.
+            raise errors.new_bad_request(f"failed to create typed patch object ({where}): {e.text()}") from None
         try:
             new, fields = self._updater(live, patch).apply(
                 live, patch, self.api_version, managed.fields, identifier, force

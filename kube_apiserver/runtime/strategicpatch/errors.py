@@ -5,7 +5,10 @@ kube-apiserver gives each (handlers/patch.go interpretStrategicMergePatchError):
   $retainKeys, $setElementOrder) or document;
 - 422 Invalid with the generic "the server rejected our request due to an error in our request"
   (the text is dropped): lists of lists, content outside the $retainKeys list;
-- everything else reaches the client as it is: a 500 Status without a reason, the text as message.
+- everything else (a value of the wrong type, an unknown $patch, an item without its merge key, a field the
+  kind does not have) is a plain error upstream and reaches the client as a 500 without a reason
+  (kubernetes/kubernetes#79210). It is the patch that is wrong, so here it is a 400 BadRequest with
+  upstream's text as the message.
 """
 
 from __future__ import annotations
@@ -16,13 +19,12 @@ from kube_apiserver.runtime.strategicpatch.goformat import go_quote, go_s, go_ty
 
 BAD_REQUEST = 400
 UNPROCESSABLE = 422
-INTERNAL = 500
 
 
 class PatchError(Exception):
     """A patch that cannot be applied; code is the HTTP status kube-apiserver answers with."""
 
-    def __init__(self, message: str, code: int = INTERNAL) -> None:
+    def __init__(self, message: str, code: int = BAD_REQUEST) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
@@ -56,7 +58,7 @@ def err_unsupported_strategic_merge_patch_format() -> PatchError:
     return PatchError("strategic merge patch format is not supported", BAD_REQUEST)
 
 
-# mergepatch's formatted errors: plain errors, so 500s
+# mergepatch's formatted errors: plain errors upstream (500s there)
 def err_no_merge_key(m: dict[str, Any], key: str) -> PatchError:
     return PatchError(f"map: {go_v(m)} does not contain declared merge key: {key}")
 

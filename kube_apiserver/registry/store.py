@@ -115,6 +115,14 @@ class Store:
 
     # --- reads ---
 
+    async def wait_until(self, revision: int) -> None:
+        """Wait for the watch cache to reach a requested resourceVersion; past the wait, the 504 Timeout
+        kube answers (Too large resource version, Retry-After 1)."""
+        try:
+            await self.storage.wait_until(revision)
+        except serrors.StorageError as e:
+            raise self._interpret(e, "") from None
+
     async def get(self, namespace: str, name: str) -> StoredObject:
         try:
             return await self.storage.get(self.key(namespace, name))
@@ -220,6 +228,9 @@ class Store:
         key = self.key(namespace, name)
         created = False
         managed = fieldmanager_hook.current(self)
+        # A subresource never creates its object (upstream's status and scale RESTs pass
+        # forceAllowCreate=false; Services, whose strategy creates on update, get a 404 here as well).
+        may_create = self.strategy.allow_create_on_update and not subresource
 
         def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
             nonlocal created
@@ -247,7 +258,7 @@ class Store:
             if dry_run:
                 cur = self.storage.get_cached(key)
                 if cur is None:
-                    if not self.strategy.allow_create_on_update:
+                    if not may_create:
                         raise self._not_found(name)
                     result = try_update(None)
                 else:
@@ -257,9 +268,7 @@ class Store:
                         return cur, False  # would be deleted: the last stored state
                 return _not_stored(result, key), created
             old_obj = self.storage.get_cached(key)
-            stored = await self._update_or_delete(
-                key, try_update, ignore_not_found=self.strategy.allow_create_on_update
-            )
+            stored = await self._update_or_delete(key, try_update, ignore_not_found=may_create)
         except serrors.StorageError as e:
             raise self._interpret(e, name) from None
         if stored is not old_obj:

@@ -351,6 +351,22 @@ def test_get_list_resource_versions(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)
     assert r.status_code == 504, r.text
     assert r.json()["reason"] == "Timeout"
+    # The same for one object, and for a watch from there, whatever the size of the number.
+    for query in (f"/rv?resourceVersion={future}", f"?watch=1&resourceVersion={future}"):
+        r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{query}", timeout=15)
+        assert r.status_code == 504, (query, r.text)
+        assert r.headers["retry-after"] == "1"
+        body = r.json()
+        assert body["reason"] == "Timeout" and body["message"].startswith("Too large resource version: "), body
+        assert body["details"]["causes"] == [
+            {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+        ]
+    # Not a number, or past a uint64: 400.
+    for rv in ("9" * 30, "abc", "\u00b2", "-1"):
+        for query in (f"/rv?resourceVersion={rv}", f"?resourceVersion={rv}", f"?watch=1&resourceVersion={rv}"):
+            r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{query}", timeout=15)
+            assert r.status_code == 400, (query, r.text)
+            assert r.json()["message"] == f'invalid resource version "{rv}"', r.text
 
 
 def test_watch_without_initial_events_starts_at_the_current_revision(server, ns):

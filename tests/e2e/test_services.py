@@ -225,3 +225,15 @@ def test_non_standard_ip_warns(server, ns):
     # The IPAddress is named after the canonical form.
     ipa = json.loads(server.kubectl("get", "ipaddress", "10.0.0.13", "-o", "json").stdout)
     assert ipa["spec"]["parentRef"]["name"] == "zeros"
+
+
+def test_put_status_of_a_missing_service_is_not_found(server, ns):
+    # A Service is created by PUT (its strategy allows it), never through its status subresource.
+    body = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ghost"}, "spec": {"ports": [{"port": 80}]}}
+    for query in ("", "?dryRun=All"):
+        r = server.request("PUT", f"/api/v1/namespaces/{ns}/services/ghost/status{query}", json=body)
+        assert r.status_code == 404, r.text
+        assert r.json()["message"] == 'services "ghost" not found'
+    r = server.request("PUT", f"/api/v1/namespaces/{ns}/services/ghost", json=body)
+    assert r.status_code == 201, r.text
+    assert ipaddress.ip_address(r.json()["spec"]["clusterIP"])

@@ -33,10 +33,14 @@ def _invalid_list_options(field: str, value: str, detail: str) -> errors.StatusE
     return errors.new_invalid("meta.k8s.io", "ListOptions", "", [cause])
 
 
+_MAX_RESOURCE_VERSION = 2**64 - 1  # a uint64 in Go
+
+
 def parse_resource_version(value: str, field: str = "resourceVersion") -> int:
     if value == "":
         return 0
-    if not value.isdigit():
+    # ASCII digits only (str.isdigit also takes "²" and other scripts' digits), and no more than a uint64
+    if not (value.isascii() and value.isdigit()) or int(value) > _MAX_RESOURCE_VERSION:
         raise errors.new_bad_request(f'invalid resource version "{value}"')
     return int(value)
 
@@ -72,7 +76,7 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
     limit_text = req.param("limit")
     limit = 0
     if limit_text:
-        if not limit_text.lstrip("-").isdigit():
+        if not (limit_text.isascii() and limit_text.lstrip("-").isdigit()):
             raise errors.new_bad_request(f'invalid limit "{limit_text}"')
         limit = max(int(limit_text), 0)
     if match and not rv_text:

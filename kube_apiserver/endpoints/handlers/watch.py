@@ -111,7 +111,7 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
             )
     timeout_text = req.param("timeoutSeconds")
     if timeout_text:
-        if not timeout_text.isdigit():
+        if not (timeout_text.isascii() and timeout_text.isdigit()):
             raise errors.new_bad_request(f'invalid timeoutSeconds "{timeout_text}"')
         timeout = float(timeout_text)
     else:
@@ -124,7 +124,7 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     if rv_text == "":
         await cacher.wait_fresh()
     elif rv:
-        await cacher.wait_until(rv)
+        await scope.store.wait_until(rv)
     if not from_state and not rv:  # sendInitialEvents=false from "" or "0": start at the current revision
         rv = cacher.revision
     server = WatchServer(scope, shutdown)  # negotiates first: a 406 comes before the stream starts

@@ -25,7 +25,7 @@ def duration_flag(value: str) -> float:
 
 
 def port_flag(value: str) -> int:
-    if not value.isdigit() or not 0 < int(value) < 65536:
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) < 65536:
         raise argparse.ArgumentTypeError(f'"{value}" is not a valid port (1-65535)')
     return int(value)
 
@@ -58,6 +58,6 @@ def port_range_flag(value: str) -> tuple[int, int]:
 
 
 def positive_flag(value: str) -> int:
-    if not value.lstrip("-").isdigit() or int(value) < 0:
+    if not (value.isascii() and value.lstrip("-").isdigit()) or int(value) < 0:
         raise argparse.ArgumentTypeError(f'"{value}" must be a non-negative integer')
     return int(value)

@@ -66,7 +66,7 @@ class Request:
         if self._body is not None:
             return self._body
         declared = self.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > MAX_REQUEST_BODY_BYTES:
+        if declared and declared.isascii() and declared.isdigit() and int(declared) > MAX_REQUEST_BODY_BYTES:
             raise new_request_entity_too_large(MAX_REQUEST_BODY_BYTES)
         chunks: list[bytes] = []
         size = 0

@@ -394,3 +394,13 @@ def test_watch_without_initial_events_starts_at_the_current_revision(server, ns)
         writer.join(10)
     assert [e["type"] for e in events] == ["ADDED"], events
     assert events[0]["object"]["metadata"]["name"].startswith("after-"), events
+
+
+def test_numbers_in_the_query_are_ascii_digits(server, ns):
+    # "²" passes str.isdigit() but is no number; "٣" is a digit of another script: both are refused.
+    for param, text in (("limit", "invalid limit"), ("timeoutSeconds", "invalid timeoutSeconds")):
+        for value in ("\u00b2", "\u0663"):
+            query = f"{param}={value}" + ("&watch=1" if param == "timeoutSeconds" else "")
+            r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?{query}")
+            assert r.status_code == 400, (query, r.text)
+            assert r.json()["message"] == f'{text} "{value}"'

@@ -117,7 +117,7 @@ class ResourceProxy:
         scheme, svc_name, port_name, valid = split_scheme_name_port(id_)
         if not valid:
             raise errors.new_bad_request(f"invalid service request {go_quote(id_)}")
-        if port_name.lstrip("-").isdigit():
+        if port_name.isascii() and port_name.lstrip("-").isdigit():
             number = int(port_name)
             svc = (await self.services.get(ns, svc_name)).obj
             for sp in (svc.get("spec") or {}).get("ports") or []:

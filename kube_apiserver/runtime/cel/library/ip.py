@@ -36,7 +36,7 @@ def _parse_cidr(text: str) -> Interface:
     if "%" in text:
         raise ValueError("CIDR with zone value is not allowed")
     addr, sep, bits = text.partition("/")
-    if not sep or not bits.isdigit() or (len(bits) > 1 and bits.startswith("0")):
+    if not sep or not (bits.isascii() and bits.isdigit()) or (len(bits) > 1 and bits.startswith("0")):
         raise ValueError(f"netip.ParsePrefix({text!r}): bad bits after slash: {bits!r}")
     try:
         iface = ipaddress.ip_interface(text)

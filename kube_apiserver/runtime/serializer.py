@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import orjson
@@ -17,11 +18,49 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
+# How deep a request body may nest arrays and objects. kube's decoders stop at 10000; here the limit is
+# lower because orjson writes no more than 254 levels (a stored object is wrapped again in lists, watch
+# events and Tables) and the server's own walkers recurse once or more per level. Real objects, CRDs with
+# a pod template in their schema among them, stay well under 50.
+MAX_NESTING_DEPTH = 100
+
+
+def nesting_exceeds(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
+    """Whether arrays and objects nest more than limit levels (the outermost is level 1). Iterative,
+    and it stops at the first level past the limit, so a cycle (a YAML alias of itself) ends too."""
+    if not isinstance(value, dict | list):
+        return False
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in v.values() if isinstance(v, dict) else v:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return False
+
+
+def json_nesting_exceeds(value: Any, data: bytes) -> bool:
+    """nesting_exceeds for a value decoded from the JSON text data: a text with no more brackets than
+    the limit cannot nest deeper, which spares the walk for nearly every body."""
+    if data.count(b"[") + data.count(b"{") <= MAX_NESTING_DEPTH:
+        return False
+    return nesting_exceeds(value)
+
+
+def max_depth_message() -> str:
+    return f"exceeded max depth of {MAX_NESTING_DEPTH}"
+
+
 def decode_json(data: bytes) -> Any:
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError as e:
         raise new_bad_request(f"error decoding request body as JSON: {e}") from None
+    if json_nesting_exceeds(value, data):
+        raise new_bad_request(f"error decoding request body as JSON: {max_depth_message()}")
+    return value
 
 
 class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
@@ -35,11 +74,136 @@ _StrictLoader.yaml_implicit_resolvers = {
 }
 
 
+class YAMLToJSONError(ValueError):
+    """A YAML document with no JSON form (sigs.k8s.io/yaml's YAMLToJSON refuses it); the message is the
+    text after "error converting YAML to JSON: "."""
+
+
+# libyaml's composer recurses in C once per level: a document nested some 30,000 levels deep overflows the
+# stack and kills the process. Its parser does not recurse, so a document that could nest that deep has
+# its depth counted from the parser's events before it is composed.
+_C_COMPOSER_SAFE_DEPTH = 10_000
+_OPENING_EVENTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSING_EVENTS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _yaml_nesting_exceeds(data: bytes) -> bool:
+    # Every level of a YAML document takes one of these characters ("- " or "[" for a sequence, ": ",
+    # "? " or "{" for a mapping); with fewer of them than the composer handles, it is safe to compose.
+    bound = sum(data.count(c) for c in (b"[", b"{", b"-", b":", b"?"))
+    if bound <= _C_COMPOSER_SAFE_DEPTH:
+        return False
+    depth = 0
+    for event in yaml.parse(data, Loader=_Loader):
+        if isinstance(event, _OPENING_EVENTS):
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                return True
+        elif isinstance(event, _CLOSING_EVENTS):
+            depth -= 1
+    return False
+
+
+def _go_float_key(value: float) -> str:
+    """strconv.FormatFloat(f, 'g', -1, 32) with go-yaml's names for the infinities and NaN."""
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    text = f"{float(f'{value:.7g}')!r}"  # the shortest text of its float32 neighbourhood, roughly
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _json_key(key: Any) -> str:
+    """convertToJSONableObject's map keys: strings stay, numbers and booleans become their text."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return _go_float_key(key)
+    type_name = "<nil>" if key is None else type(key).__name__
+    raise YAMLToJSONError(f"unsupported map key of type: {type_name}, key: {key!r}")
+
+
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+
+
+def _json_scalar(value: Any) -> Any:
+    """A YAML scalar as YAMLToJSON leaves it: JSON's types, with go-yaml's readings of the rest."""
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, int):
+        if _INT64_MIN <= value <= _UINT64_MAX:
+            return value
+        try:  # go-yaml reads an integer past 64 bits as a float, and one past a float as a string
+            return float(value)
+        except OverflowError:
+            return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            go = "NaN" if value != value else ("+Inf" if value > 0 else "-Inf")
+            raise YAMLToJSONError(f"json: unsupported value: {go}")
+        return value
+    if isinstance(value, bytes):  # !!binary: go-yaml decodes it into a string
+        return value.decode("utf-8", "replace")
+    if isinstance(value, datetime.datetime):  # an explicit !!timestamp
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, datetime.date):
+        return f"{value.isoformat()}T00:00:00Z"
+    return str(value)
+
+
+def yaml_to_json_value(doc: Any, source_size: int) -> Any:
+    """The JSON value of a composed YAML document, as a fresh tree (an alias gets its own copy, as it
+    does in JSON). Raises YAMLToJSONError for a document nested deeper than MAX_NESTING_DEPTH or whose
+    aliases expand it far past its own size (go-yaml: "excessive aliasing")."""
+    budget = 2 * source_size + 100_000  # without aliases a node takes at least one byte of the text
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(doc, root, 0, 1)]
+    while stack:
+        src, parent, slot, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise YAMLToJSONError("yaml: document contains excessive aliasing")
+        if isinstance(src, dict | set | frozenset):
+            if depth > MAX_NESTING_DEPTH:
+                raise YAMLToJSONError(f"yaml: {max_depth_message()}")
+            out: dict[str, Any] = {}
+            parent[slot] = out
+            items = src.items() if isinstance(src, dict) else ((k, None) for k in src)  # !!set: null values
+            for k, v in items:
+                key = _json_key(k)
+                out[key] = None
+                stack.append((v, out, key, depth + 1))
+        elif isinstance(src, list | tuple):
+            if depth > MAX_NESTING_DEPTH:
+                raise YAMLToJSONError(f"yaml: {max_depth_message()}")
+            seq: list[Any] = [None] * len(src)
+            parent[slot] = seq
+            stack.extend((v, seq, i, depth + 1) for i, v in enumerate(src))
+        else:
+            parent[slot] = _json_scalar(src)
+    return root[0]
+
+
+def load_yaml(data: bytes, loader: Any = None) -> Any:
+    """One YAML document as JSON would have it (sigs.k8s.io/yaml's YAMLToJSON). Raises yaml.YAMLError
+    for a document the parser refuses and YAMLToJSONError for one with no JSON form."""
+    if _yaml_nesting_exceeds(data):
+        raise YAMLToJSONError(f"yaml: {max_depth_message()}")
+    return yaml_to_json_value(yaml.load(data, Loader=loader or _StrictLoader), len(data))
+
+
 def decode_yaml(data: bytes) -> Any:
     try:
-        return yaml.load(data, Loader=_StrictLoader)
+        return load_yaml(data)
     except yaml.YAMLError as e:
         raise new_bad_request(f"error converting YAML to JSON: {str(e).splitlines()[0] if str(e) else e}") from None
+    except YAMLToJSONError as e:
+        raise new_bad_request(f"error converting YAML to JSON: {e}") from None
 
 
 def encode_yaml(obj: Any) -> bytes:

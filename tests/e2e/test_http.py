@@ -127,6 +127,37 @@ def test_yaml_body_is_accepted(server, ns):
     assert "name: fromyaml" in r.text
 
 
+def test_bodies_nested_too_deep_are_a_400_and_the_server_lives_on(server, ns):
+    base = f"/api/v1/namespaces/{ns}/configmaps"
+    yaml_headers = {"Content-Type": "application/yaml"}
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: deep-}\nx: "
+    # deep enough that composing it would overflow libyaml's C recursion and kill the process
+    r = server.request("POST", base, data=head + "[" * 200_000 + "]" * 200_000, headers=yaml_headers)
+    assert (
+        status_of(r, 400, "BadRequest")["message"] == "error converting YAML to JSON: yaml: exceeded max depth of 100"
+    )
+    body = (
+        '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"deep-"},"x":' + "[" * 150 + "]" * 150 + "}"
+    )
+    r = server.request("POST", base, data=body, headers={"Content-Type": "application/json"})
+    assert (
+        status_of(r, 400, "BadRequest")["message"] == "error decoding request body as JSON: exceeded max depth of 100"
+    )
+    aliases = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefg", "bcdefgh", strict=True)
+    )
+    r = server.request("POST", base, data=head + "1\n" + aliases, headers=yaml_headers)
+    message = status_of(r, 400, "BadRequest")["message"]
+    assert message == "error converting YAML to JSON: yaml: document contains excessive aliasing"
+    # YAML keys and values JSON has no form for: as sigs.k8s.io/yaml converts them, or a 400
+    r = server.request("POST", base, data=head + "1\ndata: {1: one, false: two}\n", headers=yaml_headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == {"1": "one", "false": "two"}
+    r = server.request("POST", base, data=head + ".nan\n", headers=yaml_headers)
+    assert status_of(r, 400, "BadRequest")["message"] == "error converting YAML to JSON: json: unsupported value: NaN"
+    assert server.request("GET", "/readyz").text == "ok"
+
+
 def test_not_acceptable(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/xml"})
     body = status_of(r, 406, "NotAcceptable")

@@ -10,7 +10,6 @@ validation like any write.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import orjson
@@ -20,7 +19,13 @@ from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, fi
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
-from kube_apiserver.runtime.serializer import yaml_duplicate_lines
+from kube_apiserver.runtime.serializer import (
+    YAMLToJSONError,
+    json_nesting_exceeds,
+    load_yaml,
+    max_depth_message,
+    yaml_duplicate_lines,
+)
 
 APPLY_PATCH = "application/apply-patch+yaml"
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
@@ -45,10 +50,7 @@ _ApplyLoader.yaml_implicit_resolvers = {
 
 def fresh_copy(patch: dict[str, Any]) -> dict[str, Any]:
     """A copy of the configuration for one attempt (the merge shares its values with the result)."""
-    try:
-        return orjson.loads(orjson.dumps(patch))
-    except TypeError:  # YAML values JSON has no form for (binary)
-        return copy.deepcopy(patch)
+    return orjson.loads(orjson.dumps(patch))  # decoded YAML holds JSON's values only
 
 
 def is_apply(scope: RequestScope) -> bool:
@@ -96,11 +98,17 @@ def _decode_apply_body(body: bytes) -> dict[str, Any]:
             patch = orjson.loads(body)
         except orjson.JSONDecodeError:
             patch = None
+        if json_nesting_exceeds(patch, body):
+            raise errors.new_bad_request(
+                f"error decoding YAML: error converting YAML to JSON: yaml: {max_depth_message()}"
+            )
     if patch is None:
         try:
-            patch = yaml.load(body, Loader=_ApplyLoader)
+            patch = load_yaml(body, _ApplyLoader)
         except yaml.YAMLError as e:
             raise errors.new_bad_request(f"error decoding YAML: {_yaml_error_text(e)}") from None
+        except YAMLToJSONError as e:
+            raise errors.new_bad_request(f"error decoding YAML: error converting YAML to JSON: {e}") from None
     if not isinstance(patch, dict):
         raise errors.new_bad_request("error decoding YAML: the applied configuration must be an object")
     return patch

@@ -20,6 +20,7 @@ from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, fi
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.serializer import max_depth_message, nesting_exceeds
 from kube_apiserver.runtime.strategicpatch import PatchError, gojson, has_schema, strategic_merge_patch
 from kube_apiserver.runtime.strategicpatch.jsonpatch import (
     MAX_JSON_PATCH_OPERATIONS,
@@ -136,6 +137,8 @@ def _json_patch_function(scope: RequestScope, body: bytes, directive: str) -> Pa
             raise new_patch_rejected() from None
         if not isinstance(result, dict):
             raise _not_an_object(result)
+        if nesting_exceeds(result):  # operations can add depth to depth, one patch after another
+            raise errors.new_bad_request(f"the patched object {max_depth_message()}")
         if problems:
             if directive == STRICT:
                 text = orjson.dumps(result, option=orjson.OPT_SORT_KEYS).decode()

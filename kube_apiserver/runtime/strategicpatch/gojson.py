@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.runtime.serializer import json_nesting_exceeds, max_depth_message
 from kube_apiserver.runtime.strategicpatch.goformat import go_quote
 
 
@@ -20,19 +21,22 @@ class GoJSONError(ValueError):
 
 
 def loads(data: bytes) -> Any:
-    """orjson.loads, or GoJSONError with Go's words for why the body is not JSON."""
+    """orjson.loads, or GoJSONError with Go's words for why the body is not JSON (or that it nests
+    deeper than the server takes: runtime/serializer.MAX_NESTING_DEPTH)."""
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError:
-        pass
-    message = syntax_error(data)
-    if message is None:
+        message = syntax_error(data)
+        if message is not None:
+            raise GoJSONError(message) from None
         # Valid for Go but not for orjson: invalid UTF-8 (Go substitutes U+FFFD) or huge numbers.
         try:
-            return orjson.loads(data.decode("utf-8", errors="replace"))
+            value = orjson.loads(data.decode("utf-8", errors="replace"))
         except orjson.JSONDecodeError:
-            message = "invalid JSON document"
-    raise GoJSONError(message)
+            raise GoJSONError("invalid JSON document") from None
+    if json_nesting_exceeds(value, data):
+        raise GoJSONError(max_depth_message())
+    return value
 
 
 def json_kind(value: Any) -> str:

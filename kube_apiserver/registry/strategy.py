@@ -86,10 +86,11 @@ class RESTStrategy:
             return metautil.is_dns1123_label
         if key in _DNS1035_NAMED:
             return is_dns1035_label
-        if self.spec.kind in _PATH_SEGMENT_NAMED or self.spec.group in (
-            "rbac.authorization.k8s.io",
-            "flowcontrol.apiserver.k8s.io",
-        ):
+        if key == ("apiregistration.k8s.io", "APIService"):
+            # a path segment, the rest of upstream's name rule ("<version>.<group>", "v1." for the
+            # core group, which no DNS subdomain allows) is in apis/apiregistration/validation.py
+            return metautil.is_path_segment_name
+        if self.spec.kind in _PATH_SEGMENT_NAMED or self.spec.group == "rbac.authorization.k8s.io":
             return metautil.is_path_segment_name
         return metautil.is_dns1123_subdomain
 

@@ -428,16 +428,18 @@ def test_debug_dumps(apf):
 def test_bootstrap_objects_reconciled_on_start(server_factory):
     srv = server_factory()
     merge = {"Content-Type": "application/merge-patch+json"}
-    # a mandatory object: changed back whatever its annotation says
+    # a mandatory object: its spec cannot be changed (validation), its annotation is set back
     r = srv.request(
         "PATCH",
         f"{FC}/prioritylevelconfigurations/catch-all",
-        data=json.dumps(
-            {
-                "metadata": {"annotations": {"apf.kubernetes.io/autoupdate-spec": "false"}},
-                "spec": {"limited": {"nominalConcurrencyShares": 50}},
-            }
-        ),
+        data=json.dumps({"spec": {"limited": {"nominalConcurrencyShares": 50}}}),
+        headers=merge,
+    )
+    assert r.status_code == 422, r.text
+    r = srv.request(
+        "PATCH",
+        f"{FC}/prioritylevelconfigurations/catch-all",
+        data=json.dumps({"metadata": {"annotations": {"apf.kubernetes.io/autoupdate-spec": "false"}}}),
         headers=merge,
     )
     assert r.status_code == 200, r.text

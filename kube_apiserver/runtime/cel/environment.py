@@ -34,20 +34,21 @@ MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024
 RUNTIME_VARIABLES = ("self", "oldSelf", "__oldSelfPresent", "__oldSelfValue")
 
 
-def _base_extensions() -> list[cel.CelExtensionBase]:
+def base_extensions() -> list[cel.CelExtensionBase]:
+    """The libraries every CEL environment of the server has (CRD rules, admission expressions)."""
     return [ext_strings.ExtStrings(version=2), ext_optional.ExtOptional(), ext_bindings.ExtBindings()]
 
 
 def checker_env(pool: Any, variables: dict[str, cel.Type]) -> cel.Env:
     """An environment to compile in (never to evaluate: see library.Spec)."""
-    return cel.NewEnv(pool, variables=variables, extensions=[*_base_extensions(), checker_extension()])
+    return cel.NewEnv(pool, variables=variables, extensions=[*base_extensions(), checker_extension()])
 
 
 @lru_cache(maxsize=1)
 def runtime_env() -> cel.Env:
     variables = {name: cel.Type.DYN for name in RUNTIME_VARIABLES}
     variables["__oldSelfPresent"] = cel.Type.BOOL
-    return cel.NewEnv(shared_pool(), variables=variables, extensions=[*_base_extensions(), runtime_extension()])
+    return cel.NewEnv(shared_pool(), variables=variables, extensions=[*base_extensions(), runtime_extension()])
 
 
 class CompileError(Exception):

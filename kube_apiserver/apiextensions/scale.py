@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, typed_decode
 from kube_apiserver.endpoints.handlers.patch import patch_function
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
 from kube_apiserver.runtime import errors
@@ -87,6 +88,8 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
         def apply(obj: dict[str, Any]) -> dict[str, Any]:
             current = to_scale(obj)
             patched = patch(orjson.loads(orjson.dumps(current)))
+            # the patched Scale is read as an autoscaling/v1 Scale: a spec that is not an object is a 400
+            typed_decode(scope.req, patched, "autoscaling", "v1", "Scale", directive=IGNORE, patched=True)
             return apply_scale(scope, obj, patched)
 
         stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=scope.dry_run)

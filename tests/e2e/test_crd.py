@@ -212,6 +212,16 @@ def test_scale_subresource(server, widgets, ns, tmp_path):
     assert server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc").json()["spec"]["replicas"] == 0
     scale = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc/scale").json()
     assert scale["spec"] == {}
+    # a patch that leaves no Scale behind is the client's error, as the Scale's decoding words it
+    merge = {"Content-Type": "application/merge-patch+json"}
+    r = server.request(
+        "PATCH", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/sc/scale", json={"spec": "x"}, headers=merge
+    )
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == (
+        'Scale in version "v1" cannot be handled as a Scale: '
+        "json: cannot unmarshal string into Go struct field Scale.spec of type v1.ScaleSpec"
+    )
 
 
 def test_discovery(server, widgets):

@@ -4,6 +4,11 @@
                  STATUS_DEFAULTERS: dict[(version, kind), Defaulter]  (the status alone, see Scheme.default_status)
   validation.py  VALIDATORS: dict[(version, kind), Validator]
                  UPDATE_VALIDATORS: dict[(version, kind), UpdateValidator]
+                 UPDATE_REPLACES_OBJECT_VALIDATION: set[(version, kind)]  the kinds whose update
+                   validators check the new object in full, as upstream's ValidateXUpdate does when it
+                   runs a relaxed ValidateX itself: on update the registry runs their VALIDATORS not at
+                   all (the metadata is still validated), only their UPDATE_VALIDATORS. Any other kind
+                   gets VALIDATORS on the new object and UPDATE_VALIDATORS for what only an update checks.
   conversion.py  CONVERTERS: dict[((version, kind), to_version), Converter]
   warnings.py    WARNERS: dict[(version, kind), Warner]
 
@@ -45,12 +50,15 @@ GROUP_PACKAGES: dict[str, str] = {
 
 
 _TABLES = ("DEFAULTERS", "STATUS_DEFAULTERS", "VALIDATORS", "UPDATE_VALIDATORS", "CONVERTERS", "WARNERS")
+_SET_TABLES = ("UPDATE_REPLACES_OBJECT_VALIDATION",)
 
 
 class _Tables:
     def __init__(self) -> None:
         for t in _TABLES:
             setattr(self, t, {})
+        for t in _SET_TABLES:
+            setattr(self, t, set())
 
 
 def _module(package: str, name: str) -> Any:
@@ -67,10 +75,10 @@ def _module(package: str, name: str) -> Any:
     tables = _Tables()
     for info in pkgutil.iter_modules(mod.__path__):
         sub = importlib.import_module(f"{qualified}.{info.name}")
-        for t in _TABLES:
-            getattr(tables, t).update(getattr(sub, t, {}))
-    for t in _TABLES:
-        getattr(tables, t).update(getattr(mod, t, {}))
+        for t in _TABLES + _SET_TABLES:
+            getattr(tables, t).update(getattr(sub, t, ()))
+    for t in _TABLES + _SET_TABLES:
+        getattr(tables, t).update(getattr(mod, t, ()))
     return tables
 
 
@@ -88,6 +96,8 @@ def build_scheme() -> Scheme:
             scheme.add_validator((group, version, kind), fn)
         for (version, kind), fn in getattr(validation, "UPDATE_VALIDATORS", {}).items():
             scheme.add_update_validator((group, version, kind), fn)
+        for version, kind in getattr(validation, "UPDATE_REPLACES_OBJECT_VALIDATION", ()):
+            scheme.add_update_replaces_validation((group, version, kind))
         warnings = _module(package, "warnings")
         for (version, kind), fn in getattr(warnings, "WARNERS", {}).items():
             scheme.add_warner((group, version, kind), fn)

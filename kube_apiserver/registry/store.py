@@ -378,7 +378,7 @@ class Store:
                     ],
                 )
         self.strategy.canonicalize(new)
-        causes = self.strategy.validate(new) + self.strategy.validate_update(new, old)
+        causes = self.strategy.validate_on_update(new) + self.strategy.validate_update(new, old)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
         for text in self.strategy.warnings(new, old):

@@ -75,8 +75,10 @@ class RESTStrategy:
         return out
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:
-        causes = validate_object_meta(obj.get("metadata") or {}, self.namespaced, self.name_validator())
-        return causes + self.scheme.validate(obj)
+        return self.validate_metadata(obj) + self.scheme.validate(obj)
+
+    def validate_metadata(self, obj: dict[str, Any]) -> list[StatusCause]:
+        return validate_object_meta(obj.get("metadata") or {}, self.namespaced, self.name_validator())
 
     def name_validator(self) -> Any:
         key = (self.spec.group, self.spec.kind)
@@ -117,8 +119,16 @@ class RESTStrategy:
         """WarningsOnCreate (old None) / WarningsOnUpdate: texts for the client's Warning headers."""
         return self.scheme.warnings(new, old)
 
+    def validate_on_update(self, new: dict[str, Any]) -> list[StatusCause]:
+        """What the registry checks of an update's new object before validate_update(): validate(), or
+        for a kind whose update validation replaces it (Scheme.validates_on_update) the metadata alone.
+        A strategy overriding validate() for such a kind overrides this as well."""
+        if self.scheme.validates_on_update(new):
+            return self.validate(new)
+        return self.validate_metadata(new)
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[StatusCause]:
-        """Rules for changes only (immutable fields); validate() runs on the new object as well."""
+        """Rules for changes only (immutable fields); validate_on_update() runs on the new object as well."""
         causes = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
         return causes + self.scheme.validate_update(new, old)
 

@@ -14,13 +14,15 @@ import pytest
 from validation_groups_helpers import errors
 
 from kube_apiserver.apis.admissionregistration.defaults import DEFAULTERS
-from kube_apiserver.apis.admissionregistration.validation.policies import (
-    UPDATE_VALIDATORS,
-    VALIDATORS,
-    PolicyCompiler,
+from kube_apiserver.apis.admissionregistration.validation.common import (
+    CELCompiler,
     cel_type_string,
     is_cel_identifier,
     parse_cel_type,
+)
+from kube_apiserver.apis.admissionregistration.validation.policies import (
+    UPDATE_VALIDATORS,
+    VALIDATORS,
     validate_validating_admission_policy,
     validate_validating_admission_policy_binding,
     validate_validating_admission_policy_update,
@@ -357,7 +359,7 @@ def test_validations() -> None:
 
 
 def test_typed_declarations() -> None:
-    compiler = PolicyCompiler(False)
+    compiler = CELCompiler(False)
     bool_type = parse_cel_type("BOOL")
     # request and namespaceObject are typed as upstream builds them
     _, err = compiler.compile("request.uid == ''", [bool_type], False, True)

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from validation_groups_helpers import errors
 
+from kube_apiserver.apis.admissionregistration.resources import RESOURCES
 from kube_apiserver.apis.admissionregistration.validation.webhooks import (
+    UPDATE_REPLACES_OBJECT_VALIDATION,
     UPDATE_VALIDATORS,
     VALIDATORS,
     parse_go_url,
@@ -19,6 +21,7 @@ from kube_apiserver.apis.admissionregistration.validation.webhooks import (
     validate_validating_webhook_configuration_update,
 )
 from kube_apiserver.apis.scheme import build_scheme
+from kube_apiserver.registry.strategy import RESTStrategy
 
 GROUP = "admissionregistration.k8s.io"
 DNS1123_SUBDOMAIN = (
@@ -498,14 +501,23 @@ def test_mutating_update() -> None:
 def test_tables_leave_an_update_to_the_update_validator() -> None:
     for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
         assert set(VALIDATORS) >= {("v1", kind)} and set(UPDATE_VALIDATORS) >= {("v1", kind)}
+        assert ("v1", kind) in UPDATE_REPLACES_OBJECT_VALIDATION
     bad = config(hook(sideEffects="Unknown"))
-    assert errors(VALIDATORS[("v1", "ValidatingWebhookConfiguration")](bad)) == [
-        'webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"'
-    ]
+    unknown = ['webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"']
+    assert errors(VALIDATORS[("v1", "ValidatingWebhookConfiguration")](bad)) == unknown
     stored = copy.deepcopy(bad)
     stored["metadata"]["resourceVersion"] = "42"
-    assert VALIDATORS[("v1", "ValidatingWebhookConfiguration")](stored) == []
-    # what the registry runs on update: validate(new) + validate_update(new, old)
-    scheme = build_scheme()
-    assert scheme.validate(stored) + scheme.validate_update(stored, stored) == []
-    assert errors(scheme.validate(bad)) == errors(validate_validating_webhook_configuration(bad))
+    # the create validator is the create validator, whatever the object carries
+    assert errors(VALIDATORS[("v1", "ValidatingWebhookConfiguration")](stored)) == unknown
+    # what the registry runs: validate() on create; on update validate_on_update(new) + validate_update(new, old),
+    # where the update validator replaces the create one (the metadata is still checked)
+    spec = next(r for r in RESOURCES if r.kind == "ValidatingWebhookConfiguration")
+    strategy = RESTStrategy(spec, build_scheme())
+    assert errors(strategy.validate(bad)) == unknown
+    assert strategy.validate_on_update(stored) + strategy.validate_update(stored, stored) == []
+    assert errors(strategy.validate_update(stored, config(hook()))) == unknown
+    nameless = copy.deepcopy(stored)
+    nameless["metadata"]["name"] = ""
+    assert errors(strategy.validate_on_update(nameless)) == [
+        "metadata.name: Required value: name or generateName is required"
+    ]

@@ -1,37 +1,32 @@
 """Validation of admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration and
 MutatingWebhookConfiguration (pkg/apis/admissionregistration/validation/validation.go, with
-k8s.io/apiserver/pkg/util/webhook for the client config and plugin/cel for matchConditions).
+k8s.io/apiserver/pkg/util/webhook for the client config); the rules, match conditions and their CEL
+compiler, shared with policies, are in common.py.
 
 A create is strict; an update relaxes each rule its old object already broke, so that objects stored
 under older, laxer releases stay updatable: side effects other than None/NoneOnDryRun, review versions
 this server does not know, repeated webhook names and invalid selector label values. Match conditions
 are compiled only when they changed.
 
-The registry calls validate() on the new object on update as well as the update validator; the
-VALIDATORS entries therefore leave an update (a new object that carries the stored resourceVersion;
-a create may not carry one) to UPDATE_VALIDATORS, which run upstream's update variant in full.
-
-matchConditions are type checked as plugin/cel does (typed request and namespaceObject, the
-authorizer library), on cel-expr-python: one environment stands for upstream's NewExpressions and
-StoredExpressions ones, and compile errors are cel-cpp's where their wording differs from cel-go's.
+The update validation replaces the create validation (UPDATE_REPLACES_OBJECT_VALIDATION): on update the
+registry runs UPDATE_VALIDATORS, upstream's update variant in full, and not VALIDATORS.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache, wraps
 from typing import Any
 
-from cel_expr_python import cel
-from google.protobuf import descriptor_pb2
-
+from kube_apiserver.apis.admissionregistration.validation.common import (
+    CREATE_OPTIONS,
+    SUPPORTED_FAILURE_POLICIES,
+    SUPPORTED_MATCH_POLICIES,
+    ValidationOptions,
+    validate_match_conditions,
+    validate_rule_with_operations,
+)
 from kube_apiserver.apis.validation_util import field, gorepr
-from kube_apiserver.apis.validation_util.names import is_dns1123_subdomain, validate_qualified_name
-from kube_apiserver.runtime.cel import environment as celenv
-from kube_apiserver.runtime.cel.library import checker_extension
-from kube_apiserver.runtime.cel.types import new_pool
+from kube_apiserver.apis.validation_util.names import is_dns1123_subdomain
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.validation.metav1 import validate_label_selector
@@ -40,132 +35,12 @@ from kube_apiserver.runtime.validation.names import is_dns1035_label, is_valid_p
 # AcceptedAdmissionReviewVersions: what the prior release of the server understands.
 ACCEPTED_ADMISSION_REVIEW_VERSIONS = ("v1", "v1beta1")
 
-# the sets.String lists of upstream, sorted as .List() returns them
-SUPPORTED_FAILURE_POLICIES = ["Fail", "Ignore"]
-SUPPORTED_MATCH_POLICIES = ["Equivalent", "Exact"]
+# the sets.String lists of upstream, sorted as .List() returns them (the shared ones are in common)
 SUPPORTED_SIDE_EFFECT_CLASSES = ["None", "NoneOnDryRun", "Some", "Unknown"]
 NO_SIDE_EFFECT_CLASSES = ["None", "NoneOnDryRun"]
-SUPPORTED_OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"]
 SUPPORTED_REINVOCATION_POLICIES = ["IfNeeded", "Never"]
-VALID_SCOPES = ["*", "Cluster", "Namespaced"]
 
-MAX_MATCH_CONDITIONS = 64
 _URL_FORM = "; desired format: https://host[/path]"
-
-
-@dataclass(frozen=True)
-class ValidationOptions:
-    """validationOptions: what create demands, and what an update lets through (see the module doc)."""
-
-    ignore_match_conditions: bool = False
-    require_no_side_effects: bool = True
-    require_recognized_admission_review_version: bool = True
-    require_unique_webhook_names: bool = True
-    allow_invalid_label_value_in_selector: bool = False
-
-
-CREATE_OPTIONS = ValidationOptions()
-
-
-# --- rules ---
-
-
-def _has_wildcard(values: list[Any]) -> bool:
-    return "*" in values
-
-
-def validate_resources(resources: list[Any], path: str) -> list[StatusCause]:
-    """validateResources: "res/sub" entries with the wildcard combinations that make others redundant."""
-    errs: list[StatusCause] = []
-    if not resources:
-        errs.append(field.required(path, ""))
-    with_wildcard_sub: set[str] = set()  # x/*
-    sub_with_wildcard_resource: set[str] = set()  # */x
-    has_double_wildcard = has_single_wildcard = False
-    has_resource_without_subresource = False
-    for i, res_sub in enumerate(resources):
-        res_sub = field.as_str(res_sub)
-        if not res_sub:
-            errs.append(field.required(field.index(path, i), ""))
-            continue
-        if res_sub == "*/*":
-            has_double_wildcard = True
-        if res_sub == "*":
-            has_single_wildcard = True
-        res, slash, sub = res_sub.partition("/")
-        if not slash:
-            # assigned, not or-ed, as upstream does: only the last plain entry counts
-            has_resource_without_subresource = res_sub != "*"
-            continue
-        if res in with_wildcard_sub:
-            errs.append(
-                field.invalid(field.index(path, i), res_sub, f"if '{res}/*' is present, must not specify {res_sub}")
-            )
-        if sub in sub_with_wildcard_resource:
-            errs.append(
-                field.invalid(field.index(path, i), res_sub, f"if '*/{sub}' is present, must not specify {res_sub}")
-            )
-        if sub == "*":
-            with_wildcard_sub.add(res)
-        if res == "*":
-            sub_with_wildcard_resource.add(sub)
-    shown = gorepr.string_slice(resources)
-    if len(resources) > 1 and has_double_wildcard:
-        errs.append(field.invalid(path, shown, "if '*/*' is present, must not specify other resources"))
-    if has_single_wildcard and has_resource_without_subresource:
-        errs.append(
-            field.invalid(path, shown, "if '*' is present, must not specify other resources without subresources")
-        )
-    return errs
-
-
-def validate_rule(rule: dict[str, Any], path: str) -> list[StatusCause]:
-    """validateRule with allowSubResource, the only form webhooks use."""
-    errs: list[StatusCause] = []
-    groups = field.as_list(rule.get("apiGroups"))
-    groups_path = field.child(path, "apiGroups")
-    if not groups:
-        errs.append(field.required(groups_path, ""))
-    if len(groups) > 1 and _has_wildcard(groups):
-        errs.append(
-            field.invalid(
-                groups_path, gorepr.string_slice(groups), "if '*' is present, must not specify other API groups"
-            )
-        )
-    # an empty group is fine: the legacy core group
-    versions = field.as_list(rule.get("apiVersions"))
-    versions_path = field.child(path, "apiVersions")
-    if not versions:
-        errs.append(field.required(versions_path, ""))
-    if len(versions) > 1 and _has_wildcard(versions):
-        errs.append(
-            field.invalid(
-                versions_path, gorepr.string_slice(versions), "if '*' is present, must not specify other API versions"
-            )
-        )
-    for i, version in enumerate(versions):
-        if not version:
-            errs.append(field.required(field.index(versions_path, i), ""))
-    errs.extend(validate_resources(field.as_list(rule.get("resources")), field.child(path, "resources")))
-    scope = rule.get("scope")
-    if scope is not None and scope not in VALID_SCOPES:
-        errs.append(field.not_supported(field.child(path, "scope"), scope, VALID_SCOPES))
-    return errs
-
-
-def validate_rule_with_operations(rule: dict[str, Any], path: str) -> list[StatusCause]:
-    errs: list[StatusCause] = []
-    operations = field.as_list(rule.get("operations"))
-    ops_path = field.child(path, "operations")
-    if not operations:
-        errs.append(field.required(ops_path, ""))
-    if len(operations) > 1 and _has_wildcard(operations):
-        shown = gorepr.string_slice(operations, "[]admissionregistration.OperationType")
-        errs.append(field.invalid(ops_path, shown, "if '*' is present, must not specify other operations"))
-    for i, operation in enumerate(operations):
-        if operation not in SUPPORTED_OPERATIONS:
-            errs.append(field.not_supported(field.index(ops_path, i), operation, SUPPORTED_OPERATIONS))
-    return errs + validate_rule(rule, path)
 
 
 def validate_admission_review_versions(versions: list[Any], require_recognized: bool, path: str) -> list[StatusCause]:
@@ -266,43 +141,6 @@ def validate_client_config(cc: dict[str, Any], path: str) -> list[StatusCause]:
         svc.get("path") if isinstance(svc.get("path"), str) else None,
         port if field.is_int(port) else 443,  # SetDefaults_ServiceReference
     )
-
-
-def validate_match_conditions(conditions: list[Any], opts: ValidationOptions, path: str) -> list[StatusCause]:
-    errs: list[StatusCause] = []
-    if len(conditions) > MAX_MATCH_CONDITIONS:
-        errs.append(field.too_many(path, len(conditions), MAX_MATCH_CONDITIONS))
-    names: set[str] = set()
-    for i, condition in enumerate(conditions):
-        condition = field.as_dict(condition)
-        errs.extend(validate_match_condition(condition, opts, field.index(path, i)))
-        name = field.as_str(condition.get("name"))
-        if name:
-            if name in names:
-                errs.append(field.duplicate(field.child(field.index(path, i), "name"), name))
-            else:
-                names.add(name)
-    return errs
-
-
-def validate_match_condition(condition: dict[str, Any], opts: ValidationOptions, path: str) -> list[StatusCause]:
-    errs: list[StatusCause] = []
-    expression = field.as_str(condition.get("expression"))
-    trimmed = expression.strip()
-    expr_path = field.child(path, "expression")
-    if not trimmed:
-        errs.append(field.required(expr_path, ""))
-    else:
-        detail = compile_match_condition(trimmed)
-        if detail is not None:
-            errs.append(field.invalid(expr_path, trimmed, detail))
-    name = field.as_str(condition.get("name"))
-    name_path = field.child(path, "name")
-    if not name:
-        errs.append(field.required(name_path, ""))
-    else:
-        errs.extend(validate_qualified_name(name, name_path))
-    return errs
 
 
 def _validate_selector(selector: Any, opts: ValidationOptions, path: str) -> list[StatusCause]:
@@ -545,142 +383,6 @@ def parse_go_url(raw: str) -> tuple[GoURL | None, str]:
     return url, ""
 
 
-# --- matchConditions in CEL (plugin/cel: the compiler's variables and the authorizer library) ---
-
-_F = descriptor_pb2.FieldDescriptorProto
-_SCALARS = {"string": _F.TYPE_STRING, "bool": _F.TYPE_BOOL, "int": _F.TYPE_INT64}
-_WELL_KNOWN = {
-    "timestamp": ".google.protobuf.Timestamp",
-    "value": ".google.protobuf.Value",
-    "list": ".google.protobuf.ListValue",
-}
-
-# BuildRequestType and BuildNamespaceType as "field[:type]" (string unless said): [T] a list, {T} a
-# map from string, a capitalized name one of these messages
-_ADMISSION_TYPES = {
-    "GroupVersionKind": "group version kind",
-    "GroupVersionResource": "group version resource",
-    "UserInfo": "username uid groups:[string] extra:{list}",
-    "AdmissionRequest": "kind:GroupVersionKind resource:GroupVersionResource subResource requestKind:GroupVersionKind "
-    "requestResource:GroupVersionResource requestSubResource name namespace operation userInfo:UserInfo "
-    "dryRun:bool options:value",
-    "NamespaceSpec": "finalizers:[string]",
-    "NamespaceCondition": "status type lastTransitionTime:timestamp message reason",
-    "NamespaceStatus": "conditions:[NamespaceCondition] phase",
-    "NamespaceMetadata": "name generateName namespace labels:{string} annotations:{string} UID "
-    "creationTimestamp:timestamp deletionGracePeriodSeconds:int deletionTimestamp:timestamp generation:int "
-    "resourceVersion finalizers:[string]",
-    "Namespace": "metadata:NamespaceMetadata spec:NamespaceSpec status:NamespaceStatus",
-}
-
-_AUTHZ = "kubernetes.authorization"
-_AUTHZ_TYPES = ("Authorizer", "PathCheck", "GroupCheck", "ResourceCheck", "Decision")
-
-
-def _add_field(msg: Any, number: int, name: str, spec: str) -> None:
-    label = _F.LABEL_OPTIONAL
-    if spec.startswith("{"):
-        # a proto map is a list of entry messages with a key and a value
-        entry = msg.nested_type.add(name=name[0].upper() + name[1:] + "Entry")
-        entry.options.map_entry = True
-        _add_field(entry, 1, "key", "string")
-        _add_field(entry, 2, "value", spec[1:-1])
-        msg.field.add(name=name, number=number, type=_F.TYPE_MESSAGE, type_name=f".kubernetes.{msg.name}.{entry.name}")
-        msg.field[-1].label = _F.LABEL_REPEATED
-        return
-    if spec.startswith("["):
-        label, spec = _F.LABEL_REPEATED, spec[1:-1]
-    if spec in _SCALARS:
-        msg.field.add(name=name, number=number, type=_SCALARS[spec], label=label)
-    else:
-        type_name = _WELL_KNOWN.get(spec, f".kubernetes.{spec}")
-        msg.field.add(name=name, number=number, type=_F.TYPE_MESSAGE, type_name=type_name, label=label)
-
-
-def _admission_files() -> list[descriptor_pb2.FileDescriptorProto]:
-    fdp = descriptor_pb2.FileDescriptorProto(name="k8s_admission_cel.proto", package="kubernetes", syntax="proto3")
-    fdp.dependency.extend(["google/protobuf/struct.proto", "google/protobuf/timestamp.proto"])
-    for name, fields in _ADMISSION_TYPES.items():
-        msg = fdp.message_type.add(name=name)
-        for number, spec in enumerate(fields.split(), start=1):
-            fname, _, ftype = spec.partition(":")
-            _add_field(msg, number, fname, ftype or "string")
-    # the authorizer library's types are opaque: empty messages give them their names
-    authz = descriptor_pb2.FileDescriptorProto(name="k8s_authz_cel.proto", package=_AUTHZ, syntax="proto3")
-    for name in _AUTHZ_TYPES:
-        authz.message_type.add(name=name)
-    return [fdp, authz]
-
-
-def _authz_extension() -> cel.CelExtension:
-    """library.Authz and library.AuthzSelectors, declared for type checking only."""
-    t = {name: cel.Type(f"{_AUTHZ}.{name}") for name in _AUTHZ_TYPES}
-    s, b = cel.Type.STRING, cel.Type.BOOL
-    members = [
-        ("path", "authorizer_path", t["PathCheck"], [t["Authorizer"], s]),
-        ("group", "authorizer_group", t["GroupCheck"], [t["Authorizer"], s]),
-        ("serviceAccount", "authorizer_serviceaccount", t["Authorizer"], [t["Authorizer"], s, s]),
-        ("resource", "groupcheck_resource", t["ResourceCheck"], [t["GroupCheck"], s]),
-        ("subresource", "resourcecheck_subresource", t["ResourceCheck"], [t["ResourceCheck"], s]),
-        ("namespace", "resourcecheck_namespace", t["ResourceCheck"], [t["ResourceCheck"], s]),
-        ("name", "resourcecheck_name", t["ResourceCheck"], [t["ResourceCheck"], s]),
-        ("fieldSelector", "resourcecheck_fieldselector", t["ResourceCheck"], [t["ResourceCheck"], s]),
-        ("labelSelector", "resourcecheck_labelselector", t["ResourceCheck"], [t["ResourceCheck"], s]),
-        ("check", "pathcheck_check", t["Decision"], [t["PathCheck"], s]),
-        ("check", "resourcecheck_check", t["Decision"], [t["ResourceCheck"], s]),
-        ("allowed", "decision_allowed", b, [t["Decision"]]),
-        ("reason", "decision_reason", s, [t["Decision"]]),
-        ("errored", "decision_errored", b, [t["Decision"]]),
-        ("error", "decision_error", s, [t["Decision"]]),
-    ]
-    by_name: dict[str, list[Any]] = {}
-    for name, oid, result, params in members:
-        by_name.setdefault(name, []).append(cel.Overload(oid, result, params, is_member=True))
-    return cel.CelExtension("kubernetes.authz", [cel.FunctionDecl(n, o) for n, o in by_name.items()])
-
-
-@lru_cache(maxsize=1)
-def _match_condition_env() -> Any:
-    """The environment of a webhook's matchConditions: no params, with the authorizer."""
-    pool = new_pool()
-    for fdp in _admission_files():
-        pool.Add(fdp)
-    variables = {
-        "object": cel.Type.DYN,
-        "oldObject": cel.Type.DYN,
-        "namespaceObject": cel.Type("kubernetes.Namespace"),
-        "request": cel.Type("kubernetes.AdmissionRequest"),
-        "authorizer": cel.Type(f"{_AUTHZ}.Authorizer"),
-        "authorizer.requestResource": cel.Type(f"{_AUTHZ}.ResourceCheck"),
-    }
-    # checker_env's libraries plus the authorizer's, which only admission expressions may call
-    extensions = [*celenv.base_extensions(), checker_extension(), _authz_extension()]
-    return cel.NewEnv(pool, variables=variables, extensions=extensions)
-
-
-# cel-cpp names types in capitals (LIST<INT>), cel-go in lower case (list(int)) but for these
-_CEL_GO_NAMES = {"NULL": "null_type", "TIMESTAMP": "google.protobuf.Timestamp", "DURATION": "google.protobuf.Duration"}
-
-
-def _cel_go_type_name(name: str) -> str:
-    """A cel-cpp type name (LIST<INT>) as cel-go's Type.String prints it (list(int))."""
-    parts = re.split(r"([<>, ]+)", name)
-    text = "".join(_CEL_GO_NAMES.get(p, p.lower() if p.isupper() else p) for p in parts)
-    return text.replace("<", "(").replace(">", ")")
-
-
-def compile_match_condition(expression: str) -> str | None:
-    """CompileCELExpression for a MatchCondition: None, or the detail of the Invalid error."""
-    try:
-        checked = _match_condition_env().compile(expression)
-    except RuntimeError as e:
-        return "compilation failed: " + celenv.compile_error_text(str(e))
-    got = _cel_go_type_name(str(checked.return_type().name()))
-    if got != "bool":
-        return f"must evaluate to bool but got {got}"
-    return None
-
-
 # --- what an update lets through: the old object's own leniencies ---
 
 
@@ -749,26 +451,17 @@ def validate_mutating_webhook_configuration_update(new: dict[str, Any], old: dic
     return validate_webhook_configuration(new, update_options(new, old), mutating=True)
 
 
-def _is_update(obj: dict[str, Any]) -> bool:
-    """The registry gives an updated object the stored resourceVersion before validating it; a create
-    may not carry one."""
-    return bool(field.meta_of(obj).get("resourceVersion"))
-
-
-def _create_only(fn: Callable[[dict[str, Any]], list[StatusCause]]) -> Callable[[dict[str, Any]], list[StatusCause]]:
-    @wraps(fn)
-    def validate(obj: dict[str, Any]) -> list[StatusCause]:
-        return [] if _is_update(obj) else fn(obj)
-
-    return validate
-
-
 VALIDATORS = {
-    ("v1", "ValidatingWebhookConfiguration"): _create_only(validate_validating_webhook_configuration),
-    ("v1", "MutatingWebhookConfiguration"): _create_only(validate_mutating_webhook_configuration),
+    ("v1", "ValidatingWebhookConfiguration"): validate_validating_webhook_configuration,
+    ("v1", "MutatingWebhookConfiguration"): validate_mutating_webhook_configuration,
 }
 
 UPDATE_VALIDATORS = {
     ("v1", "ValidatingWebhookConfiguration"): validate_validating_webhook_configuration_update,
     ("v1", "MutatingWebhookConfiguration"): validate_mutating_webhook_configuration_update,
+}
+# ValidateValidatingWebhookConfigurationUpdate and its mutating twin check the new object themselves
+UPDATE_REPLACES_OBJECT_VALIDATION = {
+    ("v1", "ValidatingWebhookConfiguration"),
+    ("v1", "MutatingWebhookConfiguration"),
 }

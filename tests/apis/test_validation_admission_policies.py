@@ -557,3 +557,26 @@ def test_binding_update_adds_nothing_to_validate() -> None:
     new, old = binding(policyName="other"), binding()
     assert UPDATE_VALIDATORS[("v1", "ValidatingAdmissionPolicyBinding")](new, old) == []
     assert errors(build_scheme().validate(binding(policyName=""))) == ["spec.policyName: Required value"]
+
+
+def test_update_recompiles_match_conditions_only_when_they_or_the_param_kind_change() -> None:
+    # a stored policy whose match condition no longer compiles (say, a library it used is gone) can still
+    # have its other fields changed; changing the conditions or the paramKind compiles them again
+    broken = [{"name": "c", "expression": "params.enabled == true"}]
+    old = policy(matchConditions=broken)
+    new = policy(matchConditions=copy.deepcopy(broken), failurePolicy="Ignore")
+    assert errors(validate_validating_admission_policy_update(new, old)) == []
+    assert check(new) != []  # as a create it would be refused
+    changed = policy(matchConditions=[{"name": "c", "expression": "params.enabled == true "}])
+    assert [e.split(":")[0] for e in errors(validate_validating_admission_policy_update(changed, old))] == [
+        "spec.matchConditions[0].expression"
+    ]
+    with_kind = policy(matchConditions=copy.deepcopy(broken), paramKind={"apiVersion": "v1", "kind": "Secret"})
+    assert errors(validate_validating_admission_policy_update(with_kind, old)) == []  # now params exists
+    without_kind = policy(matchConditions=copy.deepcopy(broken))
+    assert errors(validate_validating_admission_policy_update(without_kind, with_kind)) != []
+    # other fields are checked as on create
+    bad = policy(matchConditions=copy.deepcopy(broken), failurePolicy="Sometimes")
+    assert [e.split(":")[0] for e in errors(validate_validating_admission_policy_update(bad, old))] == [
+        "spec.failurePolicy"
+    ]

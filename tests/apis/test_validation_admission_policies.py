@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from validation_groups_helpers import errors
 
+from kube_apiserver.apis.admissionregistration.cel_compiler import CELCompiler
 from kube_apiserver.apis.admissionregistration.defaults import DEFAULTERS
 from kube_apiserver.apis.admissionregistration.validation.common import (
-    CELCompiler,
     cel_type_string,
     is_cel_identifier,
     parse_cel_type,

@@ -10,7 +10,7 @@ upstream checks it first. A policy's update validation replaces its create valid
 conditions left as they were, and the status. A binding's update validation is its create validation,
 which the registry runs on update anyway.
 
-Every CEL expression is compiled here (common.CELCompiler), the stateless compiler for a policy without
+Every CEL expression is compiled here (cel_compiler.CELCompiler, imported when first needed), the stateless compiler for a policy without
 variables and a composing one, which types `variables`, for a policy with some.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kube_apiserver.apis.admissionregistration.validation.common import (
     BOOL,
@@ -26,10 +26,8 @@ from kube_apiserver.apis.admissionregistration.validation.common import (
     STRING,
     SUPPORTED_FAILURE_POLICIES,
     SUPPORTED_MATCH_POLICIES,
-    CELCompiler,
     ValidationOptions,
     convert_cel_error_to_validation_error,
-    create_compiler,
     is_cel_identifier,
     trim_space,
     validate_match_conditions,
@@ -44,6 +42,9 @@ from kube_apiserver.apis.validation_util.names import (
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.validation.metav1 import validate_label_name, validate_label_selector
 from kube_apiserver.runtime.validation.names import is_dns1035_label, regex_error
+
+if TYPE_CHECKING:
+    from kube_apiserver.apis.admissionregistration.cel_compiler import CELCompiler
 
 # --- enumerations (sets.NewString(...).List() is sorted); the shared ones are in common ---
 
@@ -254,6 +255,8 @@ def validate_validating_admission_policy_spec(
     def get_compiler() -> CELCompiler:
         nonlocal compiler
         if compiler is None:
+            from kube_apiserver.apis.admissionregistration.cel_compiler import create_compiler
+
             compiler = create_compiler(len(variables) > 0)
         return compiler
 

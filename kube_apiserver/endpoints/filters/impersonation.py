@@ -19,9 +19,9 @@ from urllib.parse import unquote
 
 from kube_apiserver.authentication.user import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, UserInfo
 from kube_apiserver.authorization.authorizer import ALLOW, Attributes, authorize
-from kube_apiserver.endpoints.filters.authorization import forbidden_message, send_internal_error
+from kube_apiserver.endpoints.filters.authorization import forbidden_message
 from kube_apiserver.endpoints.request import send_status_error
-from kube_apiserver.runtime.errors import StatusError
+from kube_apiserver.runtime.errors import StatusError, new_bad_request
 
 ASGIApp = Any
 SA_PREFIX = "system:serviceaccount:"
@@ -108,7 +108,8 @@ def with_impersonation(app: ASGIApp, authorizer: Any) -> ASGIApp:
             return await app(scope, receive, send)
         requests, error = build_impersonation_requests(headers)
         if error:
-            await send_internal_error(scope, send, error)
+            # upstream answers this with InternalError (a plain-text 500); the request is what is wrong
+            await send_status_error(send, new_bad_request(error))
             return
         if not requests:
             return await app(scope, receive, send)

@@ -92,3 +92,26 @@ class LineReader:
             return wait_until(find, timeout=timeout, message=message)
         except AssertionError as e:
             raise AssertionError(f"{e}; lines so far: {self.snapshot()!r}") from None
+
+
+def status_of(r, code: int, reason: str) -> dict:
+    """The body of a failed request, checked to be a Status as kube-apiserver writes it."""
+    assert r.status_code == code, r.text[:500]
+    assert r.headers["Content-Type"] == "application/json", r.headers
+    body = json.loads(r.text)  # dicts keep the document's key order
+    assert body["kind"] == "Status" and body["apiVersion"] == "v1", body
+    assert body["status"] == "Failure" and body["reason"] == reason and body["code"] == code, body
+    assert body["metadata"] == {}
+    return body
+
+
+def invalid_status(r) -> dict:
+    """The 422 Invalid Status of a request validation refused."""
+    return status_of(r, 422, "Invalid")
+
+
+def kubectl_refused(server, verb: str, obj: dict) -> str:
+    """kubectl <verb> -f - of obj, which the server must refuse: kubectl's stderr."""
+    res = server.kubectl(verb, "-f", "-", input=yaml.safe_dump(obj), check=False)
+    assert res.returncode != 0, res.stdout
+    return res.stderr

@@ -7,22 +7,13 @@ import json
 import threading
 
 import pytest
+from e2e_helpers import status_of
 
 STATUS_KEYS = ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
 DISCOVERY_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 DISCOVERY_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 KUBECTL_DISCOVERY_ACCEPT = f"{DISCOVERY_V2},{DISCOVERY_V2BETA1},application/json"
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io"
-
-
-def status_of(r, code: int, reason: str) -> dict:
-    assert r.status_code == code, r.text[:500]
-    assert r.headers["Content-Type"] == "application/json", r.headers
-    body = json.loads(r.text)  # dicts keep the document's key order
-    assert body["kind"] == "Status" and body["apiVersion"] == "v1", body
-    assert body["status"] == "Failure" and body["reason"] == reason and body["code"] == code, body
-    assert body["metadata"] == {}
-    return body
 
 
 def post_cm(server, ns, name="x", **kw):

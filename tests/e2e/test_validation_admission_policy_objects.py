@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from e2e_helpers import invalid_status, kubectl_refused
 
 BASE = "/apis/admissionregistration.k8s.io/v1"
 POLICIES = f"{BASE}/validatingadmissionpolicies"
@@ -67,19 +68,6 @@ def cleanup(server):
         server.request("DELETE", path)
 
 
-def _kubectl_fails(server, verb: str, obj: dict[str, Any]) -> str:
-    res = server.kubectl(verb, "-f", "-", input=yaml.safe_dump(obj), check=False)
-    assert res.returncode != 0, res.stdout
-    return res.stderr
-
-
-def _invalid(r) -> dict[str, Any]:
-    assert r.status_code == 422, r.text
-    status = r.json()
-    assert status["reason"] == "Invalid" and status["code"] == 422
-    return status
-
-
 def _causes(status: dict[str, Any]) -> list[str]:
     return [f"{c['field']}: {c['message']}" for c in status["details"]["causes"]]
 
@@ -91,11 +79,11 @@ def test_the_reported_policy_is_refused(server) -> None:
         "metadata": {"name": "e2e-vap-reported"},
         "spec": {"validations": [{"expression": "1 +"}]},
     }
-    err = _kubectl_fails(server, "create", obj)
+    err = kubectl_refused(server, "create", obj)
     assert 'The ValidatingAdmissionPolicy "e2e-vap-reported" is invalid:' in err
     assert "spec.matchConstraints: Required value" in err
     assert 'spec.validations[0].expression: Invalid value: "1 +": compilation failed: ' + SYNTAX_ERROR in err
-    status = _invalid(server.request("POST", POLICIES, json=obj))
+    status = invalid_status(server.request("POST", POLICIES, json=obj))
     # failurePolicy is defaulted to Fail, so only these two remain
     assert _causes(status) == [
         "spec.matchConstraints: Required value",
@@ -119,7 +107,7 @@ def test_typed_cel_errors_on_create(server) -> None:
         ],
         auditAnnotations=[{"key": "size", "valueExpression": "object.spec.size + 1"}],
     )
-    status = _invalid(server.request("POST", POLICIES, json=obj))
+    status = invalid_status(server.request("POST", POLICIES, json=obj))
     assert _causes(status) == [
         'spec.matchConditions[0].expression: Invalid value: "object.metadata.name": must evaluate to bool but got dyn',
         'spec.validations[0].expression: Invalid value: "object.spec.size": must evaluate to bool but got dyn',
@@ -165,7 +153,7 @@ def test_valid_policy_accepted_and_bad_update_refused(server, cleanup) -> None:
     broken = copy.deepcopy(obj)
     broken["spec"]["variables"][1]["expression"] = "variables.missing > 1"
     broken["spec"]["validations"].append({"expression": "1 +"})
-    err = _kubectl_fails(server, "apply", broken)
+    err = kubectl_refused(server, "apply", broken)
     assert f'The ValidatingAdmissionPolicy "{name}" is invalid:' in err
     assert (
         'spec.variables[1].expression: Invalid value: "variables.missing > 1": compilation failed: ERROR: '
@@ -179,7 +167,7 @@ def test_valid_policy_accepted_and_bad_update_refused(server, cleanup) -> None:
     current = server.request("GET", f"{POLICIES}/{name}").json()
     current["spec"]["matchConstraints"]["resourceRules"][0]["operations"] = ["*", "CREATE"]
     current["spec"]["failurePolicy"] = "Sometimes"
-    status = _invalid(server.request("PUT", f"{POLICIES}/{name}", json=current))
+    status = invalid_status(server.request("PUT", f"{POLICIES}/{name}", json=current))
     assert _causes(status) == [
         'spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
         'spec.matchConstraints.resourceRules[0].operations: Invalid value: []admissionregistration.OperationType{"*", '
@@ -214,7 +202,7 @@ def test_status_update_is_validated(server, cleanup) -> None:
             {"type": "Ready", "status": "Maybe", "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "x y"}
         ],
     }
-    status = _invalid(server.request("PUT", f"{POLICIES}/{name}/status", json=current))
+    status = invalid_status(server.request("PUT", f"{POLICIES}/{name}/status", json=current))
     assert _causes(status) == [
         "status.typeChecking.expressionWarnings[0].warning: Required value",
         "status.typeChecking.expressionWarnings[0].fieldRef: Required value",
@@ -239,9 +227,9 @@ def test_bindings(server, cleanup) -> None:
         matchResources={"resourceRules": [{"operations": ["CREATE"]}]},
         validationActions=["Deny", "Warn"],
     )
-    err = _kubectl_fails(server, "create", bad)
+    err = kubectl_refused(server, "create", bad)
     assert 'The ValidatingAdmissionPolicyBinding "e2e-vapb-bad" is invalid:' in err
-    status = _invalid(server.request("POST", BINDINGS, json=bad))
+    status = invalid_status(server.request("POST", BINDINGS, json=bad))
     assert _causes(status) == [
         'spec.policyName: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain must consist of lower case '
         "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
@@ -273,7 +261,7 @@ def test_bindings(server, cleanup) -> None:
     changed = copy.deepcopy(good)
     changed["spec"]["validationActions"] = ["Audit", "Audit", "Block"]
     changed["spec"]["paramRef"] = {"selector": {"matchLabels": {"a": "b"}}, "parameterNotFoundAction": "Ignore"}
-    err = _kubectl_fails(server, "apply", changed)
+    err = kubectl_refused(server, "apply", changed)
     assert f'The ValidatingAdmissionPolicyBinding "{name}" is invalid:' in err
     assert (
         'spec.paramRef.parameterNotFoundAction: Unsupported value: "Ignore": supported values: "Deny", "Allow"' in err
@@ -283,7 +271,7 @@ def test_bindings(server, cleanup) -> None:
     current = server.request("GET", f"{BINDINGS}/{name}").json()
     assert current["spec"]["validationActions"] == ["Warn", "Audit"]
     current["spec"]["validationActions"] = []
-    status = _invalid(server.request("PUT", f"{BINDINGS}/{name}", json=current))
+    status = invalid_status(server.request("PUT", f"{BINDINGS}/{name}", json=current))
     assert _causes(status) == ["spec.validationActions: Required value: at least one validation action is required"]
     current["spec"]["validationActions"] = ["Deny"]
     assert server.request("PUT", f"{BINDINGS}/{name}", json=current).status_code == 200

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from e2e_helpers import invalid_status, kubectl_refused
 
 FC = "/apis/flowcontrol.apiserver.k8s.io/v1"
 API_VERSION = "flowcontrol.apiserver.k8s.io/v1"
@@ -70,19 +71,6 @@ def made(server):
         server.request("DELETE", f"{FC}/{resource}/{name}")
 
 
-def _kubectl_refused(server, verb: str, obj: dict[str, Any]) -> str:
-    res = server.kubectl(verb, "-f", "-", input=yaml.safe_dump(obj), check=False)
-    assert res.returncode != 0, res.stdout
-    return res.stderr
-
-
-def _invalid(r) -> dict[str, Any]:
-    assert r.status_code == 422, r.text
-    status = r.json()
-    assert status["reason"] == "Invalid" and status["code"] == 422
-    return status
-
-
 # --- the bootstrap configuration ---
 
 
@@ -114,14 +102,14 @@ def test_bad_priority_level_refused_on_create(server, made) -> None:
     made.append(("prioritylevelconfigurations", name))
     bogus = _level(name)
     bogus["spec"]["type"] = "bogus"
-    err = _kubectl_refused(server, "create", bogus)
+    err = kubectl_refused(server, "create", bogus)
     assert (
         f'The PriorityLevelConfiguration "{name}" is invalid: spec.type: Unsupported value: "bogus": '
         'supported values: "Exempt", "Limited"' in err
     )
     empty = _level(name)
     empty["spec"]["type"] = ""
-    status = _invalid(server.request("POST", f"{FC}/prioritylevelconfigurations", json=empty))
+    status = invalid_status(server.request("POST", f"{FC}/prioritylevelconfigurations", json=empty))
     assert status["message"] == (
         f'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "{name}" is invalid: spec.type: Unsupported value: '
         '"": supported values: "Exempt", "Limited"'
@@ -143,7 +131,7 @@ def test_bad_priority_level_refused_on_update(server, made) -> None:
     assert name in server.kubectl("get", "prioritylevelconfigurations", name).stdout
 
     too_big = _level(name, limitResponse={"type": "Queue", "queuing": {"queues": 16, "handSize": 17}})
-    err = _kubectl_refused(server, "apply", too_big)
+    err = kubectl_refused(server, "apply", too_big)
     assert (
         f'The PriorityLevelConfiguration "{name}" is invalid: spec.limited.limitResponse.queuing.handSize: '
         "Invalid value: 17: should not be greater than queues (16)" in err
@@ -151,14 +139,14 @@ def test_bad_priority_level_refused_on_update(server, made) -> None:
 
     current = server.request("GET", f"{FC}/prioritylevelconfigurations/{name}").json()
     current["spec"]["type"] = "bogus"
-    status = _invalid(server.request("PUT", f"{FC}/prioritylevelconfigurations/{name}", json=current))
+    status = invalid_status(server.request("PUT", f"{FC}/prioritylevelconfigurations/{name}", json=current))
     assert status["message"] == (
         f'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "{name}" is invalid: spec.type: Unsupported value: '
         '"bogus": supported values: "Exempt", "Limited"'
     )
 
     patch = {"spec": {"limited": {"lendablePercent": 150, "limitResponse": {"type": "Reject", "queuing": None}}}}
-    status = _invalid(
+    status = invalid_status(
         server.request("PATCH", f"{FC}/prioritylevelconfigurations/{name}", data=json.dumps(patch), headers=MERGE)
     )
     assert status["details"]["causes"] == [
@@ -183,12 +171,12 @@ def test_bad_priority_level_refused_on_update(server, made) -> None:
 def test_bad_flow_schema_refused_on_create(server, made) -> None:
     name = _name("bogus-schema")
     made.append(("flowschemas", name))
-    err = _kubectl_refused(server, "create", _schema(name, "global-default", distinguisherMethod={"type": "ByGroup"}))
+    err = kubectl_refused(server, "create", _schema(name, "global-default", distinguisherMethod={"type": "ByGroup"}))
     assert (
         f'The FlowSchema "{name}" is invalid: spec.distinguisherMethod.type: Unsupported value: '
         'flowcontrol.FlowDistinguisherMethod{Type:"ByGroup"}: supported values: "ByNamespace", "ByUser"' in err
     )
-    status = _invalid(
+    status = invalid_status(
         server.request("POST", f"{FC}/flowschemas", json=_schema(name, "global-default", matchingPrecedence=1))
     )
     assert status["message"] == (
@@ -197,7 +185,7 @@ def test_bad_flow_schema_refused_on_create(server, made) -> None:
     )
     no_subjects = _schema(name, "")
     no_subjects["spec"]["rules"][0]["subjects"] = []
-    status = _invalid(server.request("POST", f"{FC}/flowschemas", json=no_subjects))
+    status = invalid_status(server.request("POST", f"{FC}/flowschemas", json=no_subjects))
     assert status["details"]["causes"] == [
         {
             "reason": "FieldValueRequired",
@@ -223,7 +211,7 @@ def test_bad_flow_schema_refused_on_update(server, made) -> None:
 
     bad = json.loads(json.dumps(good))
     bad["spec"]["rules"][0]["resourceRules"][0]["verbs"] = ["get", "fetch"]
-    err = _kubectl_refused(server, "apply", bad)
+    err = kubectl_refused(server, "apply", bad)
     assert (
         f'The FlowSchema "{name}" is invalid: spec.rules[0].resourceRules[0].verbs: Unsupported value: '
         '[]string{"get", "fetch"}: supported values: "create", "delete", "deletecollection", "get", "list", '
@@ -232,7 +220,7 @@ def test_bad_flow_schema_refused_on_update(server, made) -> None:
 
     current = server.request("GET", f"{FC}/flowschemas/{name}").json()
     current["spec"]["rules"][0]["nonResourceRules"] = [{"verbs": ["get"], "nonResourceURLs": ["/metrics*"]}]
-    status = _invalid(server.request("PUT", f"{FC}/flowschemas/{name}", json=current))
+    status = invalid_status(server.request("PUT", f"{FC}/flowschemas/{name}", json=current))
     assert status["message"] == (
         f'FlowSchema.flowcontrol.apiserver.k8s.io "{name}" is invalid: spec.rules[0].nonResourceRules[0]'
         '.nonResourceURLs[0]: Invalid value: "/metrics*": wildcard can only do suffix matching'
@@ -252,7 +240,7 @@ def test_mandatory_objects_keep_their_spec(server) -> None:
     r = server.request(
         "PATCH", f"{FC}/prioritylevelconfigurations/catch-all?dryRun=All", data=json.dumps(patch), headers=MERGE
     )
-    message = _invalid(r)["message"]
+    message = invalid_status(r)["message"]
     assert message.startswith(
         'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "catch-all" is invalid: spec: Invalid value: '
         'flowcontrol.PriorityLevelConfigurationSpec{Type:"Limited", '
@@ -268,7 +256,7 @@ def test_mandatory_objects_keep_their_spec(server) -> None:
         data=json.dumps({"spec": {"matchingPrecedence": 2}}),
         headers=MERGE,
     )
-    message = _invalid(r)["message"]
+    message = invalid_status(r)["message"]
     assert message.startswith(
         'FlowSchema.flowcontrol.apiserver.k8s.io "exempt" is invalid: spec: Invalid value: flowcontrol.FlowSchemaSpec{'
     )
@@ -285,7 +273,7 @@ def test_mandatory_objects_keep_their_spec(server) -> None:
     r = server.request(
         "PATCH", f"{FC}/prioritylevelconfigurations/exempt?dryRun=All", data=json.dumps(patch), headers=MERGE
     )
-    assert _invalid(r)["details"]["causes"] == [
+    assert invalid_status(r)["details"]["causes"] == [
         {
             "reason": "FieldValueInvalid",
             "message": "Invalid value: 101: must be between 0 and 100, inclusive",

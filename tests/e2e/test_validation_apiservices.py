@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from e2e_helpers import invalid_status
 
 from kube_apiserver.apis import GROUP_PRIORITY
 
@@ -49,13 +50,6 @@ def group(server) -> str:
             server.request("DELETE", f"{PATH}/{item['metadata']['name']}")
 
 
-def _invalid(r) -> dict[str, Any]:
-    assert r.status_code == 422, r.text
-    status = r.json()
-    assert status["reason"] == "Invalid" and status["code"] == 422
-    return status
-
-
 def test_bogus_api_service_refused(server) -> None:
     bogus = api_service("x", "Y Z", groupPriorityMinimum=-5)
     bogus["metadata"]["name"] = "bogus"
@@ -65,7 +59,7 @@ def test_bogus_api_service_refused(server) -> None:
     assert 'metadata.name: Invalid value: "bogus": must be `spec.version+"."+spec.group`: "Y Z.x"' in res.stderr
     assert "spec.groupPriorityMinimum: Invalid value: -5: must be positive and less than 20000" in res.stderr
 
-    status = _invalid(server.request("POST", PATH, json=bogus))
+    status = invalid_status(server.request("POST", PATH, json=bogus))
     assert status["details"] == {
         "name": "bogus",
         "group": "apiregistration.k8s.io",
@@ -94,7 +88,7 @@ def test_service_rules(server, group) -> None:
         insecureSkipTLSVerify=True,
         caBundle="UEVN",
     )
-    status = _invalid(server.request("POST", PATH, json=bad))
+    status = invalid_status(server.request("POST", PATH, json=bad))
     assert status["message"] == (
         f'APIService.apiregistration.k8s.io "v1alpha1.{group}" is invalid: ['
         "spec.service.name: Required value, "
@@ -102,7 +96,7 @@ def test_service_rules(server, group) -> None:
         "spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present]"
     )
     local = api_service(group, service=None, caBundle="UEVN")
-    status = _invalid(server.request("POST", PATH, json=local))
+    status = invalid_status(server.request("POST", PATH, json=local))
     assert status["message"] == (
         f'APIService.apiregistration.k8s.io "v1alpha1.{group}" is invalid: '
         'spec.caBundle: Invalid value: "3 bytes": local APIServices may not have a caBundle'
@@ -129,7 +123,7 @@ def test_valid_api_service_accepted_and_update_validated(server, group) -> None:
     # PUT that changes the version (the name no longer fits)
     current = server.request("GET", f"{PATH}/{name}").json()
     current["spec"]["version"] = "v2"
-    status = _invalid(server.request("PUT", f"{PATH}/{name}", json=current))
+    status = invalid_status(server.request("PUT", f"{PATH}/{name}", json=current))
     assert status["message"] == (
         f'APIService.apiregistration.k8s.io "{name}" is invalid: metadata.name: Invalid value: "{name}": '
         f'must be `spec.version+"."+spec.group`: "v2.{group}"'
@@ -138,7 +132,7 @@ def test_valid_api_service_accepted_and_update_validated(server, group) -> None:
     # the status subresource: a condition status other than True, False or Unknown
     current = server.request("GET", f"{PATH}/{name}").json()
     current["status"] = {"conditions": [{"type": "Available", "status": "Yes", "reason": "Testing"}]}
-    status = _invalid(server.request("PUT", f"{PATH}/{name}/status", json=current))
+    status = invalid_status(server.request("PUT", f"{PATH}/{name}/status", json=current))
     assert status["details"]["causes"] == [
         {
             "reason": "FieldValueNotSupported",

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from e2e_helpers import invalid_status
 
 GROUP = "admissionregistration.k8s.io"
 VWC_PATH = f"/apis/{GROUP}/v1/validatingwebhookconfigurations"
@@ -51,9 +52,7 @@ def name(server):
 
 
 def _invalid(r, kind: str, name: str) -> dict[str, Any]:
-    assert r.status_code == 422, r.text
-    status = r.json()
-    assert status["reason"] == "Invalid" and status["code"] == 422
+    status = invalid_status(r)
     assert status["details"] == {**status["details"], "name": name, "group": GROUP, "kind": kind}
     return status
 

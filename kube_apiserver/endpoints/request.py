@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 import orjson
@@ -13,6 +13,16 @@ from kube_apiserver.runtime.errors import StatusError, new_request_entity_too_la
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 
 ASGIScope = dict[str, Any]
+
+# The scope["extensions"] key under which the HTTP server puts a request's StreamWriter.
+STREAM_WRITER = "k8s.stream_writer"
+
+
+class StreamWriter(Protocol):
+    """Writes one chunk of a started streamed response straight to the connection, bypassing the ASGI send;
+    False when it cannot (the caller then uses the send, which waits for a slow client)."""
+
+    def write(self, body: bytes) -> bool: ...
 
 
 class Request:
@@ -51,6 +61,10 @@ class Request:
             req = cls(scope, receive, send)
             scope["k8s.request"] = req
         return req
+
+    def stream_writer(self) -> StreamWriter | None:
+        extensions = self.scope.get("extensions")
+        return extensions.get(STREAM_WRITER) if extensions else None
 
     def param(self, name: str, default: str = "") -> str:
         values = self.query.get(name)

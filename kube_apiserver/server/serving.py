@@ -18,6 +18,8 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from kube_apiserver.endpoints.request import STREAM_WRITER
+
 log = logging.getLogger(__name__)
 
 
@@ -71,6 +73,37 @@ class _CoalescingWriter:
         return getattr(self._transport, name)
 
 
+class ChunkedStreamWriter:
+    """Writes chunks of a streamed (chunked) response straight to the connection, outside the ASGI send.
+
+    For the watch fan-out: one event goes to hundreds of watches, and an awaited ASGI send per watch (a task
+    switch, the send wrappers of the filter chain, uvicorn's checks) costs more than the TLS write itself.
+    It refuses (False) whenever the plain send must be used instead: before the response head went out
+    (through the chain, so every filter sees it), for a response with a Content-Length, after the end, once
+    the client is gone, and while the transport is paused because the client is not reading (the ASGI send
+    waits for it to drain; this writer never buffers on its own)."""
+
+    __slots__ = ("_cycle", "_transport")
+
+    def __init__(self, cycle: Any, transport: asyncio.Transport) -> None:
+        self._cycle = cycle
+        # the connection's own transport: the cycle's _CoalescingWriter holds back only heads with a length
+        self._transport = transport
+
+    def write(self, body: bytes) -> bool:
+        cycle = self._cycle
+        if (
+            cycle.flow.write_paused
+            or cycle.disconnected
+            or not cycle.response_started
+            or cycle.response_complete
+            or not cycle.chunked_encoding
+        ):
+            return False
+        self._transport.write(b"%x\r\n%b\r\n" % (len(body), body))
+        return True
+
+
 class ClientCertHttpToolsProtocol(HttpToolsProtocol):
     _tls_extension: dict[str, Any] | None = None
 
@@ -81,6 +114,10 @@ class ClientCertHttpToolsProtocol(HttpToolsProtocol):
             writer = _CoalescingWriter(self.transport, cycle.on_response)
             cycle.transport = writer  # type: ignore[assignment]
             cycle.on_response = writer.on_response
+            extensions = self.scope.get("extensions")
+            if extensions is None:
+                extensions = self.scope["extensions"] = {}  # type: ignore[typeddict-unknown-key]
+            extensions[STREAM_WRITER] = ChunkedStreamWriter(cycle, self.transport)  # type: ignore[literal-required]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

@@ -289,3 +289,30 @@ def test_list_cached_agrees_with_the_storage_after_mixed_writes(cacher_backend):
                 assert pages == [i.key for i in want.items]
 
     run(cacher_backend, body)
+
+
+def test_attached_sink_gets_the_queued_events_first_then_the_stop(cacher_backend):
+    """A watch handler attaches its sink once its stream has started: what the cacher queued before goes to the
+    sink first, later events go to it as they are dispatched (nothing more in the queue), and stop hands it None."""
+
+    async def body(c):
+        r0 = await c.current_revision()
+        w, _ = await c.start_watch(PREFIX, r0)
+        a = await c.create(key("a"), thing("a"))
+        await asyncio.sleep(0.05)  # dispatched into the queue
+        got: list = []
+        w.attach(got.append)
+        b = await c.create(key("b"), thing("b"))
+        for _ in range(100):
+            if len(got) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert [(e.type, e.key, e.revision) for e in got] == [
+            (ADDED, key("a"), a.revision),
+            (ADDED, key("b"), b.revision),
+        ]
+        assert w.queue.qsize() == 0
+        w.stop()
+        assert got[-1] is None and len(got) == 3
+
+    run(cacher_backend, body)

@@ -16,9 +16,10 @@ import orjson
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.list import parse_resource_version, selection
 from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
+from kube_apiserver.endpoints.request import StreamWriter
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.runtime import errors
-from kube_apiserver.storage.cacher.cacher import DELETED, CacheEvent
+from kube_apiserver.storage.cacher.cacher import DELETED, WATCHER_QUEUE_LIMIT, CacheEvent
 
 # kube-apiserver: --min-request-timeout (1800 s); a watch without timeoutSeconds lasts a random
 # time between it and twice it, so that clients reconnect at spread-out times.
@@ -156,9 +157,74 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
             chunks.append(server.bookmark(cacher.revision, initial_end=True))
         if chunks:
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
-        await _stream(server, watcher, send, req.receive, timeout, bookmarks, shutdown)
+        await _stream(server, watcher, send, req.receive, timeout, bookmarks, shutdown, req.stream_writer())
     finally:
         watcher.stop()
+
+
+class _Delivery:
+    """The watcher's sink once the stream has started: each event's frame is queued here during the cacher's
+    dispatch, and all frames queued in one turn of the event loop go out as one chunk straight through the
+    connection's StreamWriter. No task wakes per event: with hundreds of watches on a resource, the wakeup,
+    timer and ASGI send chain of each delivery cost more than its TLS write. The stream's task sends only
+    what the writer refuses (a client that is not reading: its send waits for the connection to drain),
+    bookmarks, and the end."""
+
+    __slots__ = (
+        "server",
+        "watcher",
+        "writer",
+        "loop",
+        "frames",
+        "scheduled",
+        "task_sending",
+        "closed",
+        "wake",
+    )
+
+    def __init__(self, server: WatchServer, watcher: Any, writer: StreamWriter | None) -> None:
+        self.server = server
+        self.watcher = watcher
+        self.writer = writer
+        self.loop = asyncio.get_running_loop()
+        self.frames: list[bytes] = []
+        self.scheduled = False
+        self.task_sending = False  # the task's send is in flight: frames queued meanwhile must follow it
+        self.closed = False
+        self.wake = asyncio.Event()
+
+    def offer(self, ev: CacheEvent | None) -> None:
+        if ev is None:
+            self.closed = True
+            self.wake.set()
+            return
+        self.frames.append(self.server.frame(ev))
+        if len(self.frames) >= WATCHER_QUEUE_LIMIT:
+            self.watcher.overflowed = True
+            self.watcher.stop()
+        elif not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self.scheduled = False
+        if not self.frames or self.task_sending:
+            return
+        writer = self.writer
+        if writer is not None and writer.write(b"".join(self.frames)):
+            self.frames = []
+        else:
+            self.wake.set()
+
+    async def send_pending(self, send: Any) -> None:
+        while self.frames:
+            body = b"".join(self.frames)
+            self.frames = []
+            self.task_sending = True
+            try:
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+            finally:
+                self.task_sending = False
 
 
 async def _stream(
@@ -169,6 +235,7 @@ async def _stream(
     timeout: float,
     bookmarks: bool,
     shutdown: asyncio.Event | None,
+    writer: StreamWriter | None,
 ) -> None:
     deadline = time.monotonic() + timeout
     cacher = watcher.cacher
@@ -188,43 +255,37 @@ async def _stream(
     helpers = [asyncio.create_task(on_disconnect())]
     if shutdown is not None:
         helpers.append(asyncio.create_task(on_shutdown()))
+    delivery = _Delivery(server, watcher, writer)
+    watcher.attach(delivery.offer)
     try:
-        queue = watcher.queue
         last_bookmark = time.monotonic()
-        while True:
+        while not delivery.closed:
             now = time.monotonic()
             if now >= deadline:
                 break
             wait = deadline - now
             if bookmarks:
                 wait = min(wait, max(last_bookmark + BOOKMARK_INTERVAL - now, 0.01))
-            if queue.empty():
+            if not delivery.wake.is_set():
                 try:
-                    ev = await asyncio.wait_for(queue.get(), wait)
+                    await asyncio.wait_for(delivery.wake.wait(), wait)
                 except TimeoutError:
                     if bookmarks and time.monotonic() < deadline:
+                        # after every event already queued: a bookmark promises nothing older follows
+                        await delivery.send_pending(send)
                         await send(
                             {"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True}
                         )
                         last_bookmark = time.monotonic()
                     continue
-            else:
-                ev = queue.get_nowait()
-            if ev is None:
-                if watcher.overflowed:
-                    gone = errors.new_gone("too old resource version: watcher fell behind")
-                    body = orjson.dumps({"type": "ERROR", "object": gone.status()}) + b"\n"
-                    await send({"type": "http.response.body", "body": body, "more_body": True})
-                break
-            # Batch what is already queued into one write.
-            frames = [server.frame(ev)]
-            while not queue.empty() and len(frames) < 256:
-                nxt = queue.get_nowait()
-                if nxt is None:
-                    queue.put_nowait(None)
-                    break
-                frames.append(server.frame(nxt))
-            await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+            delivery.wake.clear()
+            await delivery.send_pending(send)  # what the writer refused
+        await delivery.send_pending(send)
+        delivery.task_sending = True  # nothing more goes out directly: the end follows
+        if watcher.overflowed:
+            gone = errors.new_gone("too old resource version: watcher fell behind")
+            body = orjson.dumps({"type": "ERROR", "object": gone.status()}) + b"\n"
+            await send({"type": "http.response.body", "body": body, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
     except OSError:
         pass

@@ -92,8 +92,12 @@ class VersionConverter(Protocol):
         ...
 
 
+Sink = Callable[["CacheEvent | None"], None]
+
+
 class CacheWatcher:
-    """One client's watch: a queue the cacher fills; the endpoint handler drains it."""
+    """One client's watch: a queue the cacher fills; the endpoint handler drains it. Or, once a sink is
+    attached, a callable the cacher hands each event to as it dispatches it (None when the watcher stops)."""
 
     def __init__(
         self, cacher: Cacher, prefix: str, predicate: Predicate | None, converter: VersionConverter | None = None
@@ -104,8 +108,16 @@ class CacheWatcher:
         # None: the watcher reads the storage version, the events as the cacher holds them.
         self.converter = converter
         self.queue: asyncio.Queue[CacheEvent | None] = asyncio.Queue()
+        self.sink: Sink | None = None
         self.closed = False
         self.overflowed = False
+
+    def attach(self, sink: Sink) -> None:
+        """From now on hand the events to sink instead of the queue; what is queued goes to it first. The
+        sink keeps its own limit: it stops the watcher (overflowed) when its consumer falls too far behind."""
+        while not self.queue.empty():
+            sink(self.queue.get_nowait())
+        self.sink = sink
 
     def offer(self, ev: CacheEvent) -> None:
         if self.closed or not ev.key.startswith(self.prefix):
@@ -127,6 +139,9 @@ class CacheWatcher:
                 ev = ev.left_selection()
             elif not now:
                 return
+        if self.sink is not None:
+            self.sink(ev)
+            return
         if self.queue.qsize() >= WATCHER_QUEUE_LIMIT:
             self.overflowed = True
             self.stop()
@@ -137,7 +152,10 @@ class CacheWatcher:
         if not self.closed:
             self.closed = True
             self.cacher.watchers.discard(self)
-            self.queue.put_nowait(None)
+            if self.sink is not None:
+                self.sink(None)
+            else:
+                self.queue.put_nowait(None)
 
 
 _KEY_OF = operator.attrgetter("key")

@@ -25,6 +25,7 @@ from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.namespace import NamespaceController
 from kube_apiserver.controlplane import reviews
+from kube_apiserver.controlplane.aggregator import install_autoregistration
 from kube_apiserver.controlplane.bootstrap import BootstrapController
 from kube_apiserver.controlplane.service_rest import new_service_rest
 from kube_apiserver.controlplane.serviceaccounts import install_service_accounts
@@ -201,8 +202,6 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     async def ping() -> str | None:
         return None
 
-    install_health_checks(aggregator, {"ping": ping, "log": ping, "etcd": storage_check}, {"shutdown": shutdown_check})
-
     async def serve_index(req: Request) -> None:
         import orjson
 
@@ -234,6 +233,22 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
     apiextensions.add_post_start_hook("start-apiextensions-controllers", crd_handler.start)
     aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)
+    autoregister_completion = install_autoregistration(
+        aggregator,
+        [
+            (agv.group, agv.version)
+            for group, agvs in group_versions.items()
+            if group not in AGGREGATOR_GROUPS
+            for agv in agvs
+        ],
+        chain.stores[("apiregistration.k8s.io", "v1", "apiservices")],
+        chain.stores[("apiextensions.k8s.io", "v1", "customresourcedefinitions")],
+    )
+    install_health_checks(
+        aggregator,
+        {"ping": ping, "log": ping, "etcd": storage_check},
+        {**autoregister_completion, "shutdown": shutdown_check},
+    )
 
     CALLBACKS.storage_objects = lambda: {
         s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): len(s.storage.objects)

@@ -268,11 +268,9 @@ class Store:
                         return cur, False  # would be deleted: the last stored state
                 return _not_stored(result, key), created
             old_obj = self.storage.get_cached(key)
-            stored = await self._update_or_delete(key, try_update, ignore_not_found=may_create)
+            stored = await self._update_or_delete(key, try_update, old_obj, ignore_not_found=may_create)
         except serrors.StorageError as e:
             raise self._interpret(e, name) from None
-        if stored is not old_obj:
-            self._notify(old_obj.obj if old_obj else None, stored.obj)
         return stored, created
 
     async def patch(
@@ -324,11 +322,9 @@ class Store:
                 await self.storage.wait_fresh()
                 if self.storage.get_cached(key) is None:
                     raise self._not_found(name)
-            stored = await self._update_or_delete(key, try_update)
+            stored = await self._update_or_delete(key, try_update, old_obj)
         except serrors.StorageError as e:
             raise self._interpret(e, name) from None
-        if stored is not old_obj:
-            self._notify(old_obj.obj if old_obj else None, stored.obj)
         return stored
 
     def _prepare_update(self, new: dict[str, Any], old: dict[str, Any], subresource: str) -> dict[str, Any]:
@@ -388,12 +384,18 @@ class Store:
                 raise _EmptiedFinalizers(old_meta.get("resourceVersion", ""))
         return new
 
-    async def _update_or_delete(self, key: str, try_update: Any, ignore_not_found: bool = False) -> StoredObject:
+    async def _update_or_delete(
+        self, key: str, try_update: Any, old_obj: StoredObject | None, ignore_not_found: bool = False
+    ) -> StoredObject:
         """guaranteed_update, except that emptying the finalizers of a terminating object deletes it
-        (one DELETED event carrying the last stored state), retried if the object moved meanwhile."""
+        (one DELETED event carrying the last stored state), retried if the object moved meanwhile. The
+        after_write hooks hear of it once: an update (old_obj as read before), or a removal."""
         while True:
             try:
-                return await self.storage.guaranteed_update(key, try_update, ignore_not_found=ignore_not_found)
+                stored = await self.storage.guaranteed_update(key, try_update, ignore_not_found=ignore_not_found)
+                if stored is not old_obj:
+                    self._notify(old_obj.obj if old_obj else None, stored.obj)
+                return stored
             except _EmptiedFinalizers as e:
                 try:
                     gone = await self.storage.delete(

@@ -13,8 +13,9 @@ Check = Callable[[], Awaitable[str | None]]
 
 def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], ready_checks: dict[str, Check]) -> None:
     def hook_checks() -> dict[str, Check]:
+        # kube lists the delegates' hooks first (the apiextensions and kube-apiserver ones), the aggregator's last
         out: dict[str, Check] = {}
-        for srv in server.chain():
+        for srv in reversed(server.chain()):
             for name, done in srv.post_start_done.items():
 
                 async def check(done=done) -> str | None:  # noqa: B008
@@ -45,7 +46,8 @@ def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], re
 
     install("/healthz", lambda: {**checks, **hook_checks()})
     install("/livez", lambda: {**checks, **hook_checks()})
-    install("/readyz", lambda: {**checks, **ready_checks, **hook_checks()})
+    # the boot-sequence checks after the hooks, "shutdown" last, as kube lists them
+    install("/readyz", lambda: {**checks, **hook_checks(), **ready_checks})
 
 
 async def _serve(req: Request, kind: str, checks: dict[str, Check]) -> None:

@@ -1,6 +1,6 @@
 """APIService validation as users meet it: kubectl and raw requests get kube-apiserver's 422 Invalid with
-kube-aggregator's messages, a well-formed APIService is accepted, and the local APIServices of the built-in
-groups (named "<version>.<group>", "v1." for the core group) pass."""
+kube-aggregator's messages, and a well-formed APIService is accepted. (The local APIServices of the built-in
+groups, which the server writes itself, are in test_apiservice_autoregistration.py.)"""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ import pytest
 import yaml
 from e2e_helpers import invalid_status
 
-from kube_apiserver.apis import GROUP_PRIORITY
-
 PATH = "/apis/apiregistration.k8s.io/v1/apiservices"
-AUTOMANAGED = "kube-aggregator.kubernetes.io/automanaged"
 DNS1035_ERR = (
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
     "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
@@ -148,33 +145,3 @@ def test_valid_api_service_accepted_and_update_validated(server, group) -> None:
     server.kubectl("patch", "apiservice", name, "--type=merge", "-p", '{"spec":{"versionPriority":20}}')
     got = json.loads(server.kubectl("get", "apiservice", name, "-o", "json").stdout)
     assert got["spec"]["versionPriority"] == 20
-
-
-def _builtin(group: str, version: str) -> dict[str, Any]:
-    """The local APIService upstream's autoregister controller writes for a built-in group version."""
-    group_priority, version_priority = GROUP_PRIORITY[(group, version)]
-    return {
-        "apiVersion": "apiregistration.k8s.io/v1",
-        "kind": "APIService",
-        "metadata": {"name": f"{version}.{group}", "labels": {AUTOMANAGED: "onstart"}},
-        "spec": {
-            "group": group,
-            "version": version,
-            "groupPriorityMinimum": group_priority,
-            "versionPriority": version_priority,
-        },
-    }
-
-
-def test_builtin_local_api_services_validate(server) -> None:
-    """Each built-in group version's local APIService (core's named "v1.") passes validation: created
-    with a server-side dry run, so the test leaves nothing behind."""
-    existing = {item["metadata"]["name"] for item in server.request("GET", PATH).json()["items"]}
-    for group, version in GROUP_PRIORITY:
-        obj = _builtin(group, version)
-        if obj["metadata"]["name"] in existing:
-            continue
-        r = server.request("POST", f"{PATH}?dryRun=All", json=obj)
-        assert r.status_code == 201, r.text
-    res = server.kubectl("create", "--dry-run=server", "-f", "-", input=yaml.safe_dump(_builtin("", "v1")), check=False)
-    assert res.returncode == 0 or "AlreadyExists" in res.stderr, res.stderr

@@ -1,0 +1,152 @@
+"""APIService availability (kube-aggregator/pkg/controllers/status/local): an APIService without a service is
+served by this server itself and is always Available, as the local availability controller marks it. Those with
+a service are left to the remote availability check, which needs the proxy (not here yet): their status stays
+as written.
+
+Also the readyz check "autoregister-completion" (makeAPIServiceAvailableHealthCheck): failing until each of the
+auto-registered APIServices has been seen Available once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from kube_apiserver.registry.fieldmanager import managing_as_server
+from kube_apiserver.registry.store import Store
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.meta import now_rfc3339
+from kube_apiserver.storage.interface import ListOptions
+
+log = logging.getLogger(__name__)
+
+AVAILABLE = "Available"
+LOCAL_REASON = "Local"
+LOCAL_MESSAGE = "Local APIServices are always available"
+RETRY_DELAY = 0.5
+
+
+def _status(obj: dict[str, Any]) -> dict[str, Any]:
+    status = obj.get("status")
+    return status if isinstance(status, dict) else {}
+
+
+def available_condition(obj: dict[str, Any]) -> dict[str, Any] | None:
+    for cond in _status(obj).get("conditions") or ():
+        if isinstance(cond, dict) and cond.get("type") == AVAILABLE:
+            return cond
+    return None
+
+
+def is_available(obj: dict[str, Any]) -> bool:
+    cond = available_condition(obj)
+    return cond is not None and cond.get("status") == "True"
+
+
+def is_local(obj: dict[str, Any]) -> bool:
+    spec = obj.get("spec")
+    return isinstance(spec, dict) and spec.get("service") is None
+
+
+def set_api_service_condition(obj: dict[str, Any], new: dict[str, Any]) -> None:
+    """SetAPIServiceCondition: the transition time moves only when the status changes."""
+    status = obj.setdefault("status", {})
+    conditions = status.setdefault("conditions", [])
+    for cond in conditions:
+        if isinstance(cond, dict) and cond.get("type") == new["type"]:
+            if cond.get("status") != new["status"]:
+                cond["status"] = new["status"]
+                cond["lastTransitionTime"] = new["lastTransitionTime"]
+            cond["reason"] = new["reason"]
+            cond["message"] = new["message"]
+            return
+    conditions.append(new)
+
+
+def local_available_condition() -> dict[str, Any]:
+    return {
+        "type": AVAILABLE,
+        "status": "True",
+        "lastTransitionTime": now_rfc3339(),
+        "reason": LOCAL_REASON,
+        "message": LOCAL_MESSAGE,
+    }
+
+
+class LocalAvailableConditionController:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.pending: set[str] = set()
+        self.task: asyncio.Task[None] | None = None
+        store.after_write.append(self._on_api_service)
+
+    def _enqueue(self, name: str) -> None:
+        if self.task is not None and name not in self.pending:
+            self.pending.add(name)
+            self.queue.put_nowait(name)
+
+    def _on_api_service(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
+        if new is not None and is_local(new):
+            self._enqueue(new["metadata"]["name"])
+
+    async def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run(), name="apiservice-local-available")
+        for item in (await self.store.list("", ListOptions())).items:
+            self._on_api_service(None, item.obj)
+
+    async def _run(self) -> None:
+        while True:
+            name = await self.queue.get()
+            self.pending.discard(name)
+            try:
+                await self.sync(name)
+            except Exception as e:  # noqa: BLE001 - a controller must outlive a bad object
+                if not isinstance(e, errors.StatusError):
+                    log.exception("local availability of APIService %s", name)
+                asyncio.get_running_loop().call_later(RETRY_DELAY, self._enqueue, name)
+
+    async def sync(self, name: str) -> None:
+        try:
+            current = (await self.store.get("", name)).obj  # after the write that queued the name
+        except errors.StatusError as e:
+            if e.code == 404:
+                return
+            raise
+        if not is_local(current):
+            return
+        cond = available_condition(current)
+        if cond is not None and (cond.get("status"), cond.get("reason"), cond.get("message")) == (
+            "True",
+            LOCAL_REASON,
+            LOCAL_MESSAGE,
+        ):
+            return  # nothing would change: no write
+
+        def mark(obj: dict[str, Any]) -> dict[str, Any]:
+            set_api_service_condition(obj, local_available_condition())
+            return obj
+
+        try:
+            with managing_as_server(self.store, "status"):
+                await self.store.patch("", name, mark, subresource="status")
+        except errors.StatusError as e:
+            if e.code != 404:  # deleted meanwhile
+                raise
+
+
+class AutoRegisterCompletion:
+    """The readyz check: the names not yet seen Available; a name leaves for good once seen."""
+
+    def __init__(self, store: Store, names: list[str]) -> None:
+        self.store = store
+        self.pending = set(names)
+
+    async def check(self) -> str | None:
+        for name in list(self.pending):
+            current = self.store.storage.get_cached(self.store.key("", name))
+            if current is not None and is_available(current.obj):
+                self.pending.discard(name)
+        if not self.pending:
+            return None
+        return f"missing APIService: [{' '.join(sorted(self.pending))}]"

@@ -17,11 +17,11 @@ An APIService without the label is the user's, never touched. Per name (checkAPI
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 from typing import Any
 
+from kube_apiserver.controllers.workqueue import WorkQueue
 from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors
@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 AUTO_REGISTER_MANAGED_LABEL = "kube-aggregator.kubernetes.io/automanaged"
 MANAGE_ON_START = "onstart"
 MANAGE_CONTINUOUSLY = "true"
-RETRY_DELAY = 0.5
 
 
 def _labels(obj: dict[str, Any] | None) -> dict[str, Any]:
@@ -75,9 +74,8 @@ class AutoRegisterController:
         self.to_sync: dict[str, dict[str, Any]] = {}  # name -> desired APIService, labelled with its kind
         self.synced: set[str] = set()  # checked successfully at least once (the "once" of onstart)
         self.at_start: set[str] | None = None  # the onstart-labelled APIServices there when the controller started
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
-        self.pending: set[str] = set()
-        self.task: asyncio.Task[None] | None = None
+        # the names to check; a successful check counts for the "once" of onstart
+        self.queue: WorkQueue[str] = WorkQueue("autoregister", self._check, log)
         store.after_write.append(self._on_api_service)
 
     # --- what is desired (AutoAPIServiceRegistration) ---
@@ -102,10 +100,7 @@ class AutoRegisterController:
     # --- the work queue ---
 
     def _enqueue(self, name: str) -> None:
-        if self.task is None or name in self.pending:  # before start, start() queues every name
-            return
-        self.pending.add(name)
-        self.queue.put_nowait(name)
+        self.queue.add(name)  # before start, start() queues every name
 
     def _on_api_service(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         name = ((new or old or {}).get("metadata") or {}).get("name")
@@ -115,24 +110,13 @@ class AutoRegisterController:
     async def start(self) -> None:
         existing = (await self.store.list("", ListOptions())).items
         self.at_start = {item.obj["metadata"]["name"] for item in existing if _managed(item.obj) == MANAGE_ON_START}
-        self.task = asyncio.get_running_loop().create_task(self._run(), name="autoregister")
+        self.queue.start()
         for name in sorted({*self.to_sync, *(item.obj["metadata"]["name"] for item in existing)}):
             self._enqueue(name)
 
-    async def _run(self) -> None:
-        while True:
-            name = await self.queue.get()
-            self.pending.discard(name)
-            try:
-                await self.check_api_service(name)
-            except errors.StatusError as e:
-                log.warning("autoregister: syncing APIService %s: %s; retrying", name, e)
-                asyncio.get_running_loop().call_later(RETRY_DELAY, self._enqueue, name)
-            except Exception:  # noqa: BLE001 - a controller must outlive a bad object
-                log.exception("autoregister: syncing APIService %s failed", name)
-                asyncio.get_running_loop().call_later(RETRY_DELAY, self._enqueue, name)
-            else:
-                self.synced.add(name)
+    async def _check(self, name: str) -> None:
+        await self.check_api_service(name)
+        self.synced.add(name)
 
     async def check_api_service(self, name: str) -> None:
         desired = self.to_sync.get(name)

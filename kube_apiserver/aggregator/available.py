@@ -8,10 +8,10 @@ auto-registered APIServices has been seen Available once."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
+from kube_apiserver.controllers.workqueue import WorkQueue
 from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 AVAILABLE = "Available"
 LOCAL_REASON = "Local"
 LOCAL_MESSAGE = "Local APIServices are always available"
-RETRY_DELAY = 0.5
 
 
 def _status(obj: dict[str, Any]) -> dict[str, Any]:
@@ -76,35 +75,17 @@ def local_available_condition() -> dict[str, Any]:
 class LocalAvailableConditionController:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
-        self.pending: set[str] = set()
-        self.task: asyncio.Task[None] | None = None
+        self.queue: WorkQueue[str] = WorkQueue("apiservice-local-available", self.sync, log)
         store.after_write.append(self._on_api_service)
-
-    def _enqueue(self, name: str) -> None:
-        if self.task is not None and name not in self.pending:
-            self.pending.add(name)
-            self.queue.put_nowait(name)
 
     def _on_api_service(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         if new is not None and is_local(new):
-            self._enqueue(new["metadata"]["name"])
+            self.queue.add(new["metadata"]["name"])
 
     async def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._run(), name="apiservice-local-available")
+        self.queue.start()
         for item in (await self.store.list("", ListOptions())).items:
             self._on_api_service(None, item.obj)
-
-    async def _run(self) -> None:
-        while True:
-            name = await self.queue.get()
-            self.pending.discard(name)
-            try:
-                await self.sync(name)
-            except Exception as e:  # noqa: BLE001 - a controller must outlive a bad object
-                if not isinstance(e, errors.StatusError):
-                    log.exception("local availability of APIService %s", name)
-                asyncio.get_running_loop().call_later(RETRY_DELAY, self._enqueue, name)
 
     async def sync(self, name: str) -> None:
         try:

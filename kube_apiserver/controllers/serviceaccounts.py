@@ -4,10 +4,10 @@ namespace appears and made again when deleted, but never in a namespace that is 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
+from kube_apiserver.controllers.workqueue import WorkQueue
 from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
@@ -16,7 +16,6 @@ from kube_apiserver.storage.interface import ListOptions
 log = logging.getLogger(__name__)
 
 DEFAULT_SERVICE_ACCOUNT = "default"
-RETRY_DELAY = 0.5
 MANAGER = "kube-controller-manager"  # its managedFields name: upstream this controller runs there
 
 
@@ -34,16 +33,13 @@ class ServiceAccountsController:
     def __init__(self, namespaces: Store, service_accounts: Store) -> None:
         self.namespaces = namespaces
         self.service_accounts = service_accounts
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
-        self.pending: set[str] = set()
-        self.task: asyncio.Task[None] | None = None
+        self.queue: WorkQueue[str] = WorkQueue("serviceaccounts", self.sync_namespace, log)
         namespaces.after_write.append(self._on_namespace)
         service_accounts.after_write.append(self._on_service_account)
 
     def _enqueue(self, namespace: str) -> None:
-        if namespace and namespace not in self.pending:
-            self.pending.add(namespace)
-            self.queue.put_nowait(namespace)
+        if namespace:
+            self.queue.add(namespace)
 
     def _on_namespace(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         if new is not None and _active(new):
@@ -54,21 +50,9 @@ class ServiceAccountsController:
             self._enqueue(str(_meta(old).get("namespace", "")))
 
     async def start(self) -> None:
+        self.queue.start()
         for item in (await self.namespaces.list("", ListOptions())).items:
             self._on_namespace(None, item.obj)
-        self.task = asyncio.get_running_loop().create_task(self._run())
-
-    async def _run(self) -> None:
-        while True:
-            namespace = await self.queue.get()
-            self.pending.discard(namespace)
-            try:
-                await self.sync_namespace(namespace)
-            except errors.StatusError as e:
-                log.warning("syncing service accounts of namespace %s: %s; retrying", namespace, e)
-                asyncio.get_running_loop().call_later(RETRY_DELAY, self._enqueue, namespace)
-            except Exception:  # noqa: BLE001 - a controller must outlive a bad object
-                log.exception("syncing service accounts of namespace %s", namespace)
 
     async def sync_namespace(self, namespace: str) -> None:
         """syncNamespace: create the default service account of an active namespace when it is missing."""

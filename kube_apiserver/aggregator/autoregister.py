@@ -57,7 +57,7 @@ def api_service(group: str, version: str, group_priority_minimum: int, version_p
     }
 
 
-async def _get(store: Store, name: str) -> dict[str, Any] | None:
+async def current_api_service(store: Store, name: str) -> dict[str, Any] | None:
     """The current object, read after the cache has caught up with every write so far (the write that queued
     the name may not have reached it yet)."""
     try:
@@ -121,7 +121,7 @@ class AutoRegisterController:
     async def check_api_service(self, name: str) -> None:
         desired = self.to_sync.get(name)
         has_synced = name in self.synced
-        curr = await _get(self.store, name)
+        curr = await current_api_service(self.store, name)
         if curr is None and desired is None:
             return
         if _managed(desired) == MANAGE_ON_START and has_synced:

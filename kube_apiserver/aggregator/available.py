@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kube_apiserver.aggregator.autoregister import current_api_service
+from kube_apiserver.apis.printing import condition, get
 from kube_apiserver.controllers.workqueue import WorkQueue
 from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
@@ -25,16 +27,8 @@ LOCAL_REASON = "Local"
 LOCAL_MESSAGE = "Local APIServices are always available"
 
 
-def _status(obj: dict[str, Any]) -> dict[str, Any]:
-    status = obj.get("status")
-    return status if isinstance(status, dict) else {}
-
-
 def available_condition(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for cond in _status(obj).get("conditions") or ():
-        if isinstance(cond, dict) and cond.get("type") == AVAILABLE:
-            return cond
-    return None
+    return condition(get(obj, "status", "conditions"), AVAILABLE)
 
 
 def is_available(obj: dict[str, Any]) -> bool:
@@ -88,13 +82,8 @@ class LocalAvailableConditionController:
             self._on_api_service(None, item.obj)
 
     async def sync(self, name: str) -> None:
-        try:
-            current = (await self.store.get("", name)).obj  # after the write that queued the name
-        except errors.StatusError as e:
-            if e.code == 404:
-                return
-            raise
-        if not is_local(current):
+        current = await current_api_service(self.store, name)
+        if current is None or not is_local(current):
             return
         cond = available_condition(current)
         if cond is not None and (cond.get("status"), cond.get("reason"), cond.get("message")) == (

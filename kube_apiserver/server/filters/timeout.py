@@ -39,14 +39,14 @@ class _Deadlines:
         self.loop = loop
         self._buckets: dict[int, set[_Deadline]] = {}
 
-    def start(self, timeout: float) -> _Deadline:
-        """The current task's deadline, timeout seconds from now; stop() it when the work ends."""
+    def start(self, task: asyncio.Task[Any], timeout: float) -> _Deadline:
+        """The task's deadline, timeout seconds from now; stop() it when the work ends."""
         step = math.ceil((self.loop.time() + timeout) / DEADLINE_STEP)
         bucket = self._buckets.get(step)
         if bucket is None:
             bucket = self._buckets[step] = set()
             self.loop.call_at(step * DEADLINE_STEP, self._expire, step)
-        deadline = _Deadline(bucket)
+        deadline = _Deadline(task, bucket)
         bucket.add(deadline)
         return deadline
 
@@ -62,9 +62,7 @@ class _Deadline:
 
     __slots__ = ("task", "expired", "_bucket", "_cancelling")
 
-    def __init__(self, bucket: set[_Deadline]) -> None:
-        task = asyncio.current_task()
-        assert task is not None
+    def __init__(self, task: asyncio.Task[Any], bucket: set[_Deadline]) -> None:
         self.task = task
         self._cancelling = task.cancelling()
         self.expired = False
@@ -93,10 +91,14 @@ def with_timeout(app: ASGIApp, request_timeout: float) -> ASGIApp:
                 await send_status_error(send, new_bad_request(f'invalid timeout "{req.param("timeout")}"'))
                 return
         nonlocal deadlines
-        loop = asyncio.get_running_loop()
-        if deadlines is None or deadlines.loop is not loop:
-            deadlines = _Deadlines(loop)
-        deadline = deadlines.start(timeout)  # no extra task per request, unlike wait_for
+        # current_task(loop) rather than get_running_loop(): on Python 3.11 the latter makes a getpid()
+        # system call each time. No current task of the known loop: the server runs on a new loop.
+        task = asyncio.current_task(deadlines.loop) if deadlines is not None else None
+        if deadlines is None or task is None:
+            deadlines = _Deadlines(asyncio.get_running_loop())
+            task = asyncio.current_task(deadlines.loop)
+            assert task is not None
+        deadline = deadlines.start(task, timeout)  # no extra task per request, unlike wait_for
         try:
             await app(scope, receive, send)
         except asyncio.CancelledError:

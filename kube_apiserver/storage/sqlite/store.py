@@ -496,7 +496,8 @@ class SQLiteStorage:
             raise UnavailableError(key, "storage is closed")
         while self._recovering is not None:
             await asyncio.shield(self._recovering)
-        loop = asyncio.get_running_loop()
+        # the loop start() saw rather than get_running_loop(): a getpid() system call per write on Python 3.11
+        loop = self._loop or asyncio.get_running_loop()
         if self._writer is None:  # its last start failed: try again, one start for all who wait
             await self._restart_writer(key)
         fut: asyncio.Future[Any] = loop.create_future()

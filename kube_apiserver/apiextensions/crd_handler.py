@@ -240,11 +240,15 @@ class CRDHandler:
             served = self.served.get(crd_name)
             if served is not None and served.terminating:
                 raise errors.new_method_not_supported(scope.spec.group, scope.spec.resource, "create")
-            if namespaced and self.lifecycle is not None:
-                await self.lifecycle.admit_create(
-                    scope.spec.resource, scope.spec.group, scope.namespace or scope.info.namespace, {}
-                )
-            await create_handler.create_resource(scope)
+            lifecycle = self.lifecycle if namespaced else None
+
+            async def admit(obj: dict[str, Any]) -> None:
+                if lifecycle is not None:
+                    await lifecycle.admit_create(
+                        scope.spec.resource, scope.spec.group, scope.namespace or scope.info.namespace, obj
+                    )
+
+            await create_handler.create_resource(scope, admit)
 
         return create
 

@@ -147,6 +147,7 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
             service_accounts=sa_config,
             authenticator=authenticator,
             root_ca=_read(certs.ca_cert),
+            namespace_deletion_grace_period=opts.namespace_deletion_grace_period,
         )
     )
     token_getter.bind(chain.stores)

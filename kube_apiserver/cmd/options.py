@@ -55,6 +55,7 @@ class Options:
     etcd_compaction_interval: float
     default_watch_cache_size: int
     shutdown_delay_duration: float
+    namespace_deletion_grace_period: float
     v: int
     # The option groups, each in its own module as kube's ServerRunOptions holds them.
     secure_serving: SecureServingOptions
@@ -168,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=duration_flag,
         default=0.0,
         help="Time to delay the termination, during which /readyz fails and requests are still served.",
+    )
+    a(
+        "--namespace-deletion-grace-period",
+        type=duration_flag,
+        default=5.0,
+        help="Time the namespace controller waits after a namespace's deletion before removing its content, as kube-controller-manager's does (5s); 0s for test suites that wait for namespaces to go.",
     )
     a("-v", "--v", type=positive_flag, default=0, help="Number for the log level verbosity.")
     for _, module, _ in Options.GROUPS:

@@ -23,12 +23,14 @@ from kube_apiserver.apis.core.pod_subresources import install_core_subresources
 from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
-from kube_apiserver.controllers.namespace import NamespaceController
+from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
 from kube_apiserver.controlplane.bootstrap import BootstrapController
 from kube_apiserver.controlplane.service_rest import new_service_rest
 from kube_apiserver.controlplane.serviceaccounts import install_service_accounts
+from kube_apiserver.controlplane.system_priority_classes import HOOK_NAME as PRIORITY_CLASSES_HOOK
+from kube_apiserver.controlplane.system_priority_classes import bootstrap_system_priority_classes
 from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers import delete as delete_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
@@ -85,6 +87,7 @@ class ControlPlaneConfig:
     authenticator: Any = None  # the request authenticator, which TokenReview asks
     root_ca: bytes = b""  # the cluster CA bundle legacy token secrets carry (ca.crt)
     disabled_controllers: frozenset[str] = frozenset()  # kube-controller-manager names, as --controllers=-name
+    namespace_deletion_grace_period: float = DELETION_GRACE_PERIOD
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
@@ -173,7 +176,9 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     )
 
     namespaced_stores = [s for s in chain.stores.values() if s.spec.namespaced]
-    chain.namespace_controller = NamespaceController(ns_store, _unique(namespaced_stores))
+    chain.namespace_controller = NamespaceController(
+        ns_store, _unique(namespaced_stores), config.namespace_deletion_grace_period
+    )
     crd_handler = CRDHandler(
         apiextensions,
         chain.stores[("apiextensions.k8s.io", "v1", "customresourcedefinitions")],
@@ -230,6 +235,10 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         ),
     )
     chain.rbac = reviews.RULE_RESOLVER["rbac"] = install_rbac(kube, chain.stores)
+    kube.add_post_start_hook(
+        PRIORITY_CLASSES_HOOK,
+        bootstrap_system_priority_classes(chain.stores[("scheduling.k8s.io", "v1", "priorityclasses")]),
+    )
     apiextensions.add_post_start_hook("start-apiextensions-informers", ping)
     apiextensions.add_post_start_hook("start-apiextensions-controllers", crd_handler.start)
     aggregator.add_post_start_hook("start-kube-aggregator-informers", ping)
@@ -293,8 +302,10 @@ def _install_admission(res: APIResource, lifecycle: NamespaceLifecycle) -> None:
         return
 
     async def create(scope: RequestScope) -> None:
-        await lifecycle.admit_create(spec.resource, spec.group, scope.namespace or scope.info.namespace, {})
-        await create_handler.create_resource(scope)
+        async def admit(obj: dict[str, Any]) -> None:
+            await lifecycle.admit_create(spec.resource, spec.group, scope.namespace or scope.info.namespace, obj)
+
+        await create_handler.create_resource(scope, admit)
 
     async def delete(scope: RequestScope) -> None:
         lifecycle.admit_delete(spec.resource, spec.group, scope.info.name)

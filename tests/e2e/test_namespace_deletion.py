@@ -1,0 +1,133 @@
+"""Namespace deletion as kube-controller-manager's namespace controller does it: a grace period (5 s) during
+which the namespace is Terminating and its content still there, then the content removed, with the deleter's
+five status conditions on every pass, and the namespace gone once nothing is left. Also the system
+PriorityClasses the apiserver makes at start."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import yaml
+
+
+def _wait_gone(server, path: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while server.request("GET", path).status_code != 404:
+        assert time.monotonic() < deadline, f"{path} still there"
+        time.sleep(0.1)
+
+
+def test_kubectl_delete_f_of_a_namespace_and_its_objects_deletes_each(server):
+    """kubectl deletes a manifest's objects in order: the namespace first, then what is in it. Those must
+    still be there to delete (upstream's grace period), so every line says deleted and kubectl exits 0."""
+    manifest = yaml.safe_dump_all(
+        [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "nsdel-app"}},
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "nsdel-app"}},
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "nsdel-app"}},
+        ]
+    )
+    server.kubectl("apply", "-f", "-", input=manifest)
+    res = server.kubectl("delete", "-f", "-", "--timeout=60s", input=manifest, timeout=90, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split("\n")[:3] == [
+        'namespace "nsdel-app" deleted',
+        'configmap "cfg" deleted',
+        'secret "s" deleted',
+    ]
+    res = server.kubectl("get", "ns", "nsdel-app", check=False)  # kubectl waited for all of them
+    assert res.stderr.strip() == 'Error from server (NotFound): namespaces "nsdel-app" not found'
+
+
+def test_terminating_namespace_keeps_content_for_the_grace_period_and_refuses_new_content(server):
+    server.create_namespace("nsdel-grace")
+    server.kubectl("-n", "nsdel-grace", "create", "configmap", "old", "--from-literal=a=b")
+    started = time.monotonic()
+    server.kubectl("delete", "ns", "nsdel-grace", "--wait=false")
+    phase = json.loads(server.kubectl("get", "ns", "nsdel-grace", "-o", "json").stdout)["status"]
+    assert phase == {"phase": "Terminating"}
+    assert server.request("GET", "/api/v1/namespaces/nsdel-grace/configmaps/old").status_code == 200
+    # New content is refused, naming the object (admission runs on the decoded body, as upstream's).
+    res = server.kubectl("-n", "nsdel-grace", "create", "configmap", "new", check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip() == (
+        'error: failed to create configmap: configmaps "new" is forbidden: '
+        "unable to create new content in namespace nsdel-grace because it is being terminated"
+    )
+    _wait_gone(server, "/api/v1/namespaces/nsdel-grace")
+    assert time.monotonic() - started >= 4.5  # the 5 s grace period
+
+
+def test_content_held_by_a_finalizer_shows_in_the_namespace_conditions(server):
+    server.create_namespace("nsdel-held")
+    server.kubectl("-n", "nsdel-held", "create", "configmap", "held")
+    server.kubectl(
+        "-n", "nsdel-held", "patch", "configmap", "held", "-p", '{"metadata":{"finalizers":["example.com/hold"]}}'
+    )
+    server.kubectl("delete", "ns", "nsdel-held", "--wait=false")
+    deadline = time.monotonic() + 30
+    while True:
+        status = json.loads(server.kubectl("get", "ns", "nsdel-held", "-o", "json").stdout)["status"]
+        if status.get("conditions"):
+            break
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    conditions = {c["type"]: (c["status"], c["reason"], c["message"]) for c in status["conditions"]}
+    assert list(conditions) == [
+        "NamespaceDeletionDiscoveryFailure",
+        "NamespaceDeletionGroupVersionParsingFailure",
+        "NamespaceDeletionContentFailure",
+        "NamespaceContentRemaining",
+        "NamespaceFinalizersRemaining",
+    ]
+    assert conditions["NamespaceDeletionDiscoveryFailure"] == (
+        "False",
+        "ResourcesDiscovered",
+        "All resources successfully discovered",
+    )
+    assert conditions["NamespaceDeletionContentFailure"] == (
+        "False",
+        "ContentDeleted",
+        "All content successfully deleted, may be waiting on finalization",
+    )
+    assert conditions["NamespaceContentRemaining"] == (
+        "True",
+        "SomeResourcesRemain",
+        "Some resources are remaining: configmaps. has 1 resource instances",
+    )
+    assert conditions["NamespaceFinalizersRemaining"] == (
+        "True",
+        "SomeFinalizerRemain",
+        "Some finalizers are remaining: example.com/hold in 1 resource instances",
+    )
+    assert status["phase"] == "Terminating"
+    held = json.loads(server.kubectl("-n", "nsdel-held", "get", "configmap", "held", "-o", "json").stdout)
+    assert held["metadata"]["deletionTimestamp"]
+    # The finalizer goes: the configmap, then the namespace, go.
+    server.kubectl(
+        "-n",
+        "nsdel-held",
+        "patch",
+        "configmap",
+        "held",
+        "--type=json",
+        "-p",
+        '[{"op":"remove","path":"/metadata/finalizers"}]',
+    )
+    _wait_gone(server, "/api/v1/namespaces/nsdel-held")
+
+
+def test_system_priority_classes_exist(server):
+    out = server.kubectl("get", "priorityclasses", "-o", "json").stdout
+    classes = {i["metadata"]["name"]: i for i in json.loads(out)["items"]}
+    node, cluster = classes["system-node-critical"], classes["system-cluster-critical"]
+    assert (node["value"], cluster["value"]) == (2000001000, 2000000000)
+    assert node["description"] == "Used for system critical pods that must not be moved from their current node."
+    assert cluster["description"] == (
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."
+    )
+    assert node["preemptionPolicy"] == cluster["preemptionPolicy"] == "PreemptLowerPriority"
+    assert "globalDefault" not in node
+    verbose = server.kubectl("get", "--raw", "/readyz?verbose").stdout
+    assert "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok" in verbose

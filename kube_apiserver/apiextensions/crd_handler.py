@@ -222,6 +222,8 @@ class CRDHandler:
             strategy = CustomResourceStrategy(rspec, schema, isinstance(subs.get("status"), dict), scale)
             storage = await self.conversion.storage_for(crd, served.cacher, rspec.group_version, stored_gv, schemas)
             store = Store(rspec, storage, strategy)
+            if self.lifecycle is not None:
+                self.lifecycle.install(store)
             served.stores[rspec.version] = store
             key = (rspec.group, rspec.version, rspec.kind)
             CUSTOM_DECODERS[key] = _decoder(schema)
@@ -240,15 +242,7 @@ class CRDHandler:
             served = self.served.get(crd_name)
             if served is not None and served.terminating:
                 raise errors.new_method_not_supported(scope.spec.group, scope.spec.resource, "create")
-            lifecycle = self.lifecycle if namespaced else None
-
-            async def admit(obj: dict[str, Any]) -> None:
-                if lifecycle is not None:
-                    await lifecycle.admit_create(
-                        scope.spec.resource, scope.spec.group, scope.namespace or scope.info.namespace, obj
-                    )
-
-            await create_handler.create_resource(scope, admit)
+            await create_handler.create_resource(scope)
 
         return create
 

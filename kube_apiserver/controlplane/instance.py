@@ -31,7 +31,6 @@ from kube_apiserver.controlplane.service_rest import new_service_rest
 from kube_apiserver.controlplane.serviceaccounts import install_service_accounts
 from kube_apiserver.controlplane.system_priority_classes import HOOK_NAME as PRIORITY_CLASSES_HOOK
 from kube_apiserver.controlplane.system_priority_classes import bootstrap_system_priority_classes
-from kube_apiserver.endpoints.handlers import create as create_handler
 from kube_apiserver.endpoints.handlers import delete as delete_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
 from kube_apiserver.endpoints.handlers.scope import RequestScope
@@ -301,18 +300,12 @@ def _install_admission(res: APIResource, lifecycle: NamespaceLifecycle) -> None:
     if res.store is None:
         return
 
-    async def create(scope: RequestScope) -> None:
-        async def admit(obj: dict[str, Any]) -> None:
-            await lifecycle.admit_create(spec.resource, spec.group, scope.namespace or scope.info.namespace, obj)
-
-        await create_handler.create_resource(scope, admit)
-
     async def delete(scope: RequestScope) -> None:
         lifecycle.admit_delete(spec.resource, spec.group, scope.info.name)
         await delete_handler.delete_resource(scope)
 
-    if "create" in spec.verbs:
-        res.extra[("", "create")] = create
+    if "create" in spec.verbs and isinstance(res.store, Store):
+        lifecycle.install(res.store)
     if spec.resource == "namespaces" and not spec.group:
         res.extra[("", "delete")] = delete
 

@@ -78,8 +78,6 @@ class ServiceStrategy(RESTStrategy):
     """svcStrategy: the generic strategy plus allocation, DNS-1035 names, create on update and no
     metadata.generation (Services have none)."""
 
-    allow_create_on_update = True
-
     def __init__(self, spec: ResourceSpec, scheme: Scheme | None, allocators: Callable[[], Allocators]) -> None:
         super().__init__(spec, scheme)
         self.tracks_generation = False

@@ -9,7 +9,7 @@ only place where that happens.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,9 @@ class Store:
         self.prefix = storage.prefix
         # Called with (old, new) after every committed write; controllers hook in here.
         self.after_write: list[Callable[[dict[str, Any] | None, dict[str, Any] | None], None]] = []
+        # Admission of an object about to be created, its namespace set: by a POST, a server-side apply or a
+        # PUT that creates (upstream runs create admission on all three, the last two from inside the update).
+        self.admit_create: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
 
     # --- keys ---
 
@@ -165,6 +168,8 @@ class Store:
         self._prepare_namespace(obj, namespace)
         if meta.get("resourceVersion"):
             raise errors.new_bad_request("resourceVersion should not be set on objects to be created")
+        for admit in self.admit_create:
+            await admit(obj)
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
             meta.pop(key, None)
         self.strategy.default(obj)
@@ -254,6 +259,9 @@ class Store:
                 managed.finish(new, old)
             return new
 
+        if may_create and self.admit_create and self.storage.get_cached(key) is None:
+            for admit in self.admit_create:  # it would be created
+                await admit(obj)
         try:
             if dry_run:
                 cur = self.storage.get_cached(key)
@@ -336,11 +344,16 @@ class Store:
             if rv != old_meta.get("resourceVersion"):
                 raise self._conflict(name)
         elif not self.strategy.allow_unconditional_update:
+            # upstream names the resource (not the kind) and prints the uint64 zero as Go's %#v does
             raise errors.new_invalid(
                 self.spec.group,
-                self.spec.kind,
+                self.spec.resource,
                 name,
-                [errors.field_invalid("metadata.resourceVersion", 0, "must be specified for an update")],
+                [
+                    errors.field_invalid(
+                        "metadata.resourceVersion", errors.GoRepr("0x0"), "must be specified for an update"
+                    )
+                ],
             )
         if subresource:
             new = self.strategy.prepare_for_subresource_update(subresource, new, old)
@@ -433,6 +446,10 @@ class Store:
         def mark(old: dict[str, Any] | None) -> dict[str, Any]:
             assert old is not None
             meta = metautil.metadata(old)
+            generation = meta.get("generation")
+            if not meta.get("deletionTimestamp") and isinstance(generation, int) and generation > 0:
+                # markAsDeleting / BeforeDelete: the first mark is a change its controllers must see
+                meta["generation"] = generation + 1
             if not meta.get("deletionTimestamp") or grace < (meta.get("deletionGracePeriodSeconds") or 0):
                 meta["deletionTimestamp"] = _rfc3339_in(grace)
                 meta["deletionGracePeriodSeconds"] = grace

@@ -37,6 +37,43 @@ _DNS1035_NAMED = {("", "Service")}
 _PATH_SEGMENT_NAMED = {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
 
 
+# Resources whose upstream strategy says AllowCreateOnUpdate() true (the rest: false).
+_CREATE_ON_UPDATE = frozenset(
+    {
+        ("", "endpoints"),
+        ("", "events"),
+        ("events.k8s.io", "events"),
+        ("", "limitranges"),
+        ("", "services"),
+        ("rbac.authorization.k8s.io", "roles"),
+        ("rbac.authorization.k8s.io", "rolebindings"),
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        ("rbac.authorization.k8s.io", "clusterrolebindings"),
+        ("coordination.k8s.io", "leases"),
+        ("node.k8s.io", "runtimeclasses"),
+    }
+)
+# Resources whose upstream strategy says AllowUnconditionalUpdate() false (custom resources too): an update
+# must name the resourceVersion it replaces.
+_CONDITIONAL_UPDATE_ONLY = frozenset(
+    {
+        ("policy", "poddisruptionbudgets"),
+        ("storage.k8s.io", "volumeattachments"),
+        ("storage.k8s.io", "csidrivers"),
+        ("storage.k8s.io", "csinodes"),
+        ("storage.k8s.io", "csistoragecapacities"),
+        ("coordination.k8s.io", "leases"),
+        ("node.k8s.io", "runtimeclasses"),
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"),
+        ("admissionregistration.k8s.io", "validatingwebhookconfigurations"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies"),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"),
+        ("apiextensions.k8s.io", "customresourcedefinitions"),
+        ("apiregistration.k8s.io", "apiservices"),
+    }
+)
+
+
 class RESTStrategy:
     def __init__(self, spec: ResourceSpec, scheme: Scheme | None = None) -> None:
         self.spec = spec
@@ -101,8 +138,15 @@ class RESTStrategy:
 
     # --- update ---
 
-    allow_create_on_update = False
-    allow_unconditional_update = True
+    @property
+    def allow_create_on_update(self) -> bool:
+        """AllowCreateOnUpdate: a PUT to a missing object creates it."""
+        return (self.spec.group, self.spec.resource) in _CREATE_ON_UPDATE
+
+    @property
+    def allow_unconditional_update(self) -> bool:
+        """AllowUnconditionalUpdate: a PUT without metadata.resourceVersion overwrites what is there."""
+        return not self.spec.custom and (self.spec.group, self.spec.resource) not in _CONDITIONAL_UPDATE_ONLY
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         if self.has_status:

@@ -131,3 +131,33 @@ def test_system_priority_classes_exist(server):
     assert "globalDefault" not in node
     verbose = server.kubectl("get", "--raw", "/readyz?verbose").stdout
     assert "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok" in verbose
+
+
+def test_every_create_path_is_admitted_by_namespace_lifecycle(server):
+    """A server-side apply and a PUT that would create are creates too: in a namespace that does not exist
+    they get the NotFound a POST gets, and nothing is stored."""
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "nsdel-none"}}
+    res = server.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(cm), check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip() == 'Error from server (NotFound): namespaces "nsdel-none" not found'
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s", "namespace": "nsdel-none"},
+        "spec": {"ports": [{"port": 80}]},
+    }
+    r = server.request("PUT", "/api/v1/namespaces/nsdel-none/services/s", json=svc)  # services create on PUT
+    assert r.status_code == 404 and r.json()["message"] == 'namespaces "nsdel-none" not found'
+    assert server.request("GET", "/api/v1/namespaces/nsdel-none/configmaps/x").status_code == 404
+    assert server.request("GET", "/api/v1/namespaces/nsdel-none/services/s").status_code == 404
+    # ... and in a terminating one, the Forbidden a POST gets.
+    server.create_namespace("nsdel-apply")
+    server.kubectl("-n", "nsdel-apply", "create", "configmap", "keep")
+    server.kubectl("delete", "ns", "nsdel-apply", "--wait=false")
+    cm["metadata"]["namespace"] = "nsdel-apply"
+    res = server.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(cm), check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip() == (
+        'Error from server (Forbidden): configmaps "x" is forbidden: '
+        "unable to create new content in namespace nsdel-apply because it is being terminated"
+    )

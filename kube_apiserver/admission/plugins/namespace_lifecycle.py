@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.storage.cacher.cacher import Cacher
 
@@ -14,6 +15,7 @@ IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 class NamespaceLifecycle:
     def __init__(self, namespaces: Cacher) -> None:
         self.namespaces = namespaces
+        self._installed: set[int] = set()
 
     async def admit_create(self, resource: str, group: str, namespace: str, obj: dict[str, Any]) -> None:
         if not namespace or (resource == "namespaces" and not group):
@@ -39,6 +41,19 @@ class NamespaceLifecycle:
                     )
                 ],
             )
+
+    def install(self, store: Store) -> None:
+        """Admit every object the store creates (POST, server-side apply, PUT that creates) in its namespace.
+        Once per store: the versions of a resource share one."""
+        if not store.spec.namespaced or id(store) in self._installed:
+            return
+        self._installed.add(id(store))
+        resource, group = store.spec.resource, store.spec.group
+
+        async def admit(obj: dict[str, Any]) -> None:
+            await self.admit_create(resource, group, (obj.get("metadata") or {}).get("namespace", ""), obj)
+
+        store.admit_create.append(admit)
 
     def admit_delete(self, resource: str, group: str, name: str) -> None:
         if resource == "namespaces" and not group and name in IMMORTAL_NAMESPACES:

@@ -70,9 +70,16 @@ class APIGroupVersion:
             return True
         if not spec.namespaced and info.namespace and info.resource != "namespaces":
             raise errors.new_not_found_path()
-        if spec.namespaced and not info.namespace and verb in ("create", "get", "update", "patch", "delete"):
-            if verb == "create" or info.name:
-                raise errors.new_not_found_path()
+        if spec.namespaced and not info.namespace and info.name:
+            raise errors.new_not_found_path()  # /api/v1/configmaps/<name>: no such route
+        if (
+            (verb in ("update", "patch") and not info.name)
+            or (verb == "create" and info.name)
+            or (spec.namespaced and not info.namespace and verb in ("create", "deletecollection"))
+        ):
+            # The path is a route, but not for this method: a PUT or PATCH of a collection, a POST to an object,
+            # a POST or DELETE across all namespaces (go-restful's 405, as kube's service error handler words it)
+            raise errors.new_method_not_allowed()
         if verb not in spec.verbs:
             raise errors.new_method_not_supported(spec.group, spec.resource, verb)
         scope = RequestScope(req, info, spec, res.store)  # type: ignore[arg-type]

@@ -41,6 +41,7 @@ class StatusError(Exception):
     causes: list[StatusCause] = field(default_factory=list)
     retry_after_seconds: int = 0
     details: bool = True  # False: omit "details" entirely (as kube does for some reasons)
+    list_continue: str = ""  # the Status's ListMeta.continue (a 410 for an expired continue token)
 
     def __str__(self) -> str:
         return self.message
@@ -49,7 +50,7 @@ class StatusError(Exception):
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": {"continue": self.list_continue} if self.list_continue else {},
             "status": "Failure",
             "message": self.message,
         }
@@ -69,7 +70,7 @@ class StatusError(Exception):
                 details["causes"] = [c.to_dict() for c in self.causes]
             if self.retry_after_seconds:
                 details["retryAfterSeconds"] = self.retry_after_seconds
-            if details or self.reason in ("NotFound",):
+            if details or self.reason in ("NotFound", "MethodNotAllowed"):
                 body["details"] = details
         body["code"] = self.code
         return body
@@ -134,6 +135,11 @@ def new_method_not_supported(group: str, resource: str, action: str) -> StatusEr
         group=group,
         kind=resource,
     )
+
+
+def new_method_not_allowed() -> StatusError:
+    """A method no route of the path takes (NewGenericServerResponse for 405: empty details)."""
+    return StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
 
 def new_not_found_path() -> StatusError:

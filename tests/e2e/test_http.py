@@ -162,9 +162,24 @@ def test_wildcard_accept(server, ns):
 
 
 def test_method_not_allowed(server, ns):
+    """A method that no route of the path takes is go-restful's 405, worded by kube's service error handler
+    (empty details); a path that is no route at all is a 404."""
     assert post_cm(server, ns, "m").status_code == 201
-    r = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps/m", json={})
-    status_of(r, 405, "MethodNotAllowed")
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}}
+    for method, path in [
+        ("POST", f"/api/v1/namespaces/{ns}/configmaps/m"),  # a POST to an object
+        ("PUT", f"/api/v1/namespaces/{ns}/configmaps"),  # a PUT of a collection
+        ("PATCH", f"/api/v1/namespaces/{ns}/configmaps"),
+        ("POST", "/api/v1/configmaps"),  # across all namespaces: list and watch only
+        ("DELETE", "/api/v1/configmaps"),
+        ("PUT", "/api/v1/nodes"),
+    ]:
+        headers = {"Content-Type": "application/merge-patch+json"} if method == "PATCH" else {}
+        body = status_of(server.request(method, path, json=cm, headers=headers), 405, "MethodNotAllowed")
+        assert body["message"] == "the server does not allow this method on the requested resource", (method, path)
+        assert body["details"] == {}
+    status_of(server.request("GET", "/api/v1/configmaps/m"), 404, "NotFound")
+    assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/m").status_code == 200  # nothing deleted
 
 
 def test_table(server, ns):

@@ -24,7 +24,7 @@ from kube_apiserver.apis.core.pod_subresources import (
     write_status,
 )
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, validate_dry_run
 from kube_apiserver.endpoints.installer import Handler
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors
@@ -182,9 +182,7 @@ class EvictionREST:
     def _delete_options(self, scope: RequestScope, body: Any) -> tuple[DeleteOptions, bool]:
         """propagateDryRun, then the DeleteOptions checks the Store's Delete makes (ValidateDeleteOptions)."""
         query_dry = scope.req.params("dryRun")
-        for v in query_dry:
-            if v != "All":
-                raise errors.new_bad_request(f'Invalid dryRun: "{v}", only "All" is supported')
+        validate_dry_run(query_dry, "CreateOptions")  # the create handler's ValidateCreateOptions
         opts = body if isinstance(body, dict) else {}
         body_dry = opts.get("dryRun") if isinstance(opts.get("dryRun"), list) else []
         if query_dry and body_dry and list(query_dry) != list(body_dry):

@@ -7,15 +7,15 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.list import selection, typed_list_items
-from kube_apiserver.endpoints.handlers.scope import RequestScope, status_success, write_object
+from kube_apiserver.endpoints.handlers.list import list_items, selection, typed_list_items
+from kube_apiserver.endpoints.handlers.scope import RequestScope, status_success, validate_dry_run, write_object
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import DeleteOptions
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import decode_body, encode_yaml
-from kube_apiserver.storage.interface import ListOptions, Preconditions
+from kube_apiserver.storage.interface import Preconditions
 
-_POLICIES = ("Orphan", "Background", "Foreground")
+_POLICIES = ("Foreground", "Background", "Orphan")
 
 
 async def delete_options(scope: RequestScope) -> DeleteOptions:
@@ -37,18 +37,25 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
         except (TypeError, ValueError):
             raise errors.new_bad_request(f'invalid gracePeriodSeconds "{grace}"') from None
     policy = req.param("propagationPolicy") or body.get("propagationPolicy")
+    orphan = req.param("orphanDependents") or body.get("orphanDependents")
+    causes = []  # ValidateDeleteOptions
+    if policy and orphan not in (None, ""):
+        causes.append(
+            errors.field_invalid(
+                "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"
+            )
+        )
+    if policy and policy not in _POLICIES:
+        causes.append(errors.field_not_supported("propagationPolicy", policy, [*_POLICIES, "nil"]))
+    if causes:
+        raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", causes)
     if policy:
-        if policy not in _POLICIES:
-            cause = errors.field_not_supported("propagationPolicy", policy, list(_POLICIES))
-            raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", [cause])
         opts.propagation_policy = policy
     pre = body.get("preconditions") or {}
     if isinstance(pre, dict) and (pre.get("uid") or pre.get("resourceVersion")):
         opts.preconditions = Preconditions(uid=pre.get("uid"), resource_version=pre.get("resourceVersion"))
     dry = req.params("dryRun") or body.get("dryRun") or []
-    for v in dry:
-        if v != "All":
-            raise errors.new_bad_request(f'Invalid dryRun: "{v}", only "All" is supported')
+    validate_dry_run([str(v) for v in dry] if isinstance(dry, list) else [str(dry)], "DeleteOptions")
     opts.dry_run = bool(dry)
     return opts
 
@@ -72,12 +79,26 @@ async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> No
 
 
 async def delete_collection(scope: RequestScope) -> None:
+    """DeleteCollection: the list the query selects (limit and continue included: with a limit, one page and
+    its continue token), each item deleted (one gone meanwhile is skipped), and that list as the answer."""
     opts = await delete_options(scope)
-    predicate = selection(scope)
-    deleted = await scope.store.delete_collection(scope.namespace, ListOptions(predicate=predicate), opts)
+    result, next_token = await list_items(scope, selection(scope))
+    store = scope.store
+    for item in result.items:
+        meta = item.obj.get("metadata") or {}
+        try:
+            await store.delete(meta.get("namespace", ""), meta.get("name", ""), opts)
+        except errors.StatusError as e:
+            if e.code != 404:
+                raise
+    list_meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
+    if next_token:
+        list_meta["continue"] = next_token
+        if result.remaining:
+            list_meta["remainingItemCount"] = result.remaining
     spec = scope.spec
-    items = typed_list_items(spec, deleted)
-    body = {"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": {}, "items": items}
+    items = typed_list_items(spec, [i.obj for i in result.items])
+    body = {"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta, "items": items}
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
     if out.form == "yaml":
         await send_bytes(scope.req.send, 200, encode_yaml(body), negotiation.YAML)

@@ -16,6 +16,7 @@ from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.fields import SelectorParseError, escape_value, parse_field_selector
 from kube_apiserver.runtime.serializer import encode_yaml
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.interface import ListOptions, ListResult
@@ -64,7 +65,21 @@ def decode_continue(token: str) -> tuple[int, str]:
 
 
 def selection(scope: RequestScope) -> Predicate | None:
-    return make_predicate(scope.spec, scope.req.param("labelSelector"), scope.req.param("fieldSelector"))
+    field_selector = scope.req.param("fieldSelector")
+    if len(scope.info.parts) >= 2:
+        # A watch of one object by its path (the legacy /watch/.../<name>): the name is a field selector
+        # metadata.name=<name>, and a field selector given as well may only ask for the same name.
+        name = scope.info.parts[1]
+        if field_selector:
+            try:
+                selected = parse_field_selector(field_selector).requires_exact_match("metadata.name")
+            except SelectorParseError as e:
+                raise errors.new_bad_request(str(e)) from None
+            if selected != name:
+                raise errors.new_bad_request("fieldSelector metadata.name doesn't match requested name")
+        else:
+            field_selector = f"metadata.name={escape_value(name)}"
+    return make_predicate(scope.spec, scope.req.param("labelSelector"), field_selector)
 
 
 async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[ListResult, str]:
@@ -102,14 +117,18 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
         if token:
             snapshot, start = decode_continue(token)
             opts.start_key = store.prefix + start
-            if snapshot == cacher.revision:
+            if snapshot == cacher.revision or snapshot == -1:  # -1: the inconsistent continue of a 410
                 result = cacher.list_cached(prefix, opts)
             else:
                 opts.revision = snapshot
                 try:
                     result = await cacher.storage.get_list(prefix, opts)
                 except serrors.ExpiredError:
-                    raise errors.new_resource_expired(CONTINUE_EXPIRED) from None
+                    # handleCompactedErrorForPaging: the answer carries a token that goes on from the same
+                    # key at the latest revision, for a client that accepts an inconsistent list
+                    err = errors.new_resource_expired(CONTINUE_EXPIRED)
+                    err.list_continue = encode_continue(-1, start)
+                    raise err from None
         elif match == "Exact":
             opts.revision = rv
             result = await cacher.get_list(prefix, opts)

@@ -15,6 +15,7 @@ from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import decode_body, encode_yaml, ensure_object
 
 
@@ -34,10 +35,26 @@ class RequestScope:
     @property
     def dry_run(self) -> bool:
         values = self.req.params("dryRun")
-        for v in values:
-            if v != "All":
-                raise errors.new_bad_request(f'Invalid dryRun: "{v}", only "All" is supported')
+        validate_dry_run(values, _OPTIONS_KIND.get(self.info.verb, "CreateOptions"))
         return bool(values)
+
+
+# The options kind each verb's handler decodes its query into (its validation errors name it).
+_OPTIONS_KIND = {
+    "create": "CreateOptions",
+    "update": "UpdateOptions",
+    "patch": "PatchOptions",
+    "delete": "DeleteOptions",
+    "deletecollection": "DeleteOptions",
+}
+
+
+def validate_dry_run(values: list[str], options_kind: str) -> None:
+    """ValidateDryRun: only "All"; otherwise 422 on the options, the values shown as Go's []string."""
+    if any(v != "All" for v in values):
+        bad = errors.GoRepr("[]string{" + ", ".join(go_quote(v) for v in values) + "}")
+        cause = errors.field_not_supported("dryRun", bad, ["All"])
+        raise errors.new_invalid("meta.k8s.io", options_kind, "", [cause])
 
 
 async def decode_object(scope: RequestScope, kind: str = "", group_version: str = "") -> dict[str, Any]:

@@ -1,0 +1,195 @@
+"""Options of the verbs as kube-apiserver checks them (ValidateDeleteOptions, ValidateDryRun), the legacy
+watch of one object by its path, and what a delete held by finalizers does to metadata.generation."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+
+def _invalid(r, kind: str) -> tuple[str, list[dict]]:
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["reason"] == "Invalid" and body["details"] == {
+        "group": "meta.k8s.io",
+        "kind": kind,
+        "causes": body["details"]["causes"],
+    }
+    return body["message"], body["details"]["causes"]
+
+
+def test_delete_options_are_validated(server, ns):
+    server.kubectl("-n", ns, "create", "configmap", "c")
+    path = f"/api/v1/namespaces/{ns}/configmaps/c"
+    message, causes = _invalid(server.request("DELETE", path + "?propagationPolicy=Sideways"), "DeleteOptions")
+    assert message == (
+        'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": '
+        'supported values: "Foreground", "Background", "Orphan", "nil"'
+    )
+    assert causes == [
+        {
+            "reason": "FieldValueNotSupported",
+            "message": 'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+            "field": "propagationPolicy",
+        }
+    ]
+    body = {"kind": "DeleteOptions", "apiVersion": "v1", "orphanDependents": True, "propagationPolicy": "Background"}
+    message, _ = _invalid(server.request("DELETE", path, json=body), "DeleteOptions")
+    assert message == (
+        'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Background": '
+        "orphanDependents and deletionPropagation cannot be both set"
+    )
+    message, _ = _invalid(server.request("DELETE", path + "?dryRun=Bogus"), "DeleteOptions")
+    assert message == (
+        'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"'
+    )
+    assert server.request("GET", path).status_code == 200  # none of them deleted it
+
+
+@pytest.mark.parametrize(
+    ("method", "kind", "suffix"),
+    [("POST", "CreateOptions", ""), ("PUT", "UpdateOptions", "/d"), ("PATCH", "PatchOptions", "/d")],
+)
+def test_dry_run_values_other_than_all_are_invalid(server, ns, method, kind, suffix):
+    server.kubectl("-n", ns, "create", "configmap", "d")
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}}
+    headers = {"Content-Type": "application/merge-patch+json"} if method == "PATCH" else {}
+    r = server.request(
+        method, f"/api/v1/namespaces/{ns}/configmaps{suffix}?dryRun=All&dryRun=Nope", json=obj, headers=headers
+    )
+    message, _ = _invalid(r, kind)
+    assert message == (
+        f'{kind}.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{{"All", "Nope"}}: '
+        'supported values: "All"'
+    )
+
+
+def test_legacy_watch_path_of_one_object_sees_only_that_object(server, ns):
+    for name in ("w0", "w1", "w2"):
+        server.kubectl("-n", ns, "create", "configmap", name)
+    out = server.kubectl("get", "--raw", f"/api/v1/watch/namespaces/{ns}/configmaps/w1?timeoutSeconds=1").stdout
+    events = [json.loads(line) for line in out.splitlines() if line]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "w1")]
+    r = server.request("GET", f"/api/v1/watch/namespaces/{ns}/configmaps/w1?fieldSelector=metadata.name%3Dw0")
+    assert r.status_code == 400
+    assert r.json()["message"] == "fieldSelector metadata.name doesn't match requested name"
+
+
+def test_delete_held_by_a_finalizer_moves_generation(server, ns):
+    """markAsDeleting: setting deletionTimestamp bumps a generation that is set, so controllers that filter on
+    generation changes see the deletion (and remove their finalizer)."""
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "held", "finalizers": ["example.com/cleanup"]},
+        "spec": {
+            "selector": {"matchLabels": {"app": "held"}},
+            "template": {
+                "metadata": {"labels": {"app": "held"}},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+            },
+        },
+    }
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(dep))
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/held"
+    assert server.request("GET", path).json()["metadata"]["generation"] == 1
+    r = server.request("DELETE", path)
+    assert r.status_code == 200 and r.json()["metadata"]["generation"] == 2
+    r = server.request("DELETE", path)  # already terminating: no further bump
+    assert r.status_code == 200 and r.json()["metadata"]["generation"] == 2
+    server.request(
+        "PATCH", path, data='{"metadata":{"finalizers":null}}', headers={"Content-Type": "application/merge-patch+json"}
+    )
+    assert server.request("GET", path).status_code == 404
+
+
+def test_leases_are_created_by_put_and_updated_only_with_a_resource_version(server, ns):
+    """Lease's strategy: AllowCreateOnUpdate true, AllowUnconditionalUpdate false (leader election relies on
+    the latter: a blind write cannot take a lease over)."""
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "leader"}, "spec": {}}
+    path = f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/leader"
+    r = server.request("PUT", path, json=lease)
+    assert r.status_code == 201, r.text
+    lease["spec"] = {"holderIdentity": "me"}
+    r = server.request("PUT", path, json=lease)
+    assert r.status_code == 422
+    body = r.json()
+    assert body["message"] == (
+        'leases.coordination.k8s.io "leader" is invalid: '
+        "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    )
+    assert body["details"] == {
+        "name": "leader",
+        "group": "coordination.k8s.io",
+        "kind": "leases",
+        "causes": [
+            {
+                "reason": "FieldValueInvalid",
+                "message": "Invalid value: 0x0: must be specified for an update",
+                "field": "metadata.resourceVersion",
+            }
+        ],
+    }
+    lease["metadata"]["resourceVersion"] = server.request("GET", path).json()["metadata"]["resourceVersion"]
+    assert server.request("PUT", path, json=lease).status_code == 200
+
+
+def test_roles_are_created_by_put_and_configmaps_are_not(server, ns):
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "r"}, "rules": []}
+    r = server.request("PUT", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/r", json=role)
+    assert r.status_code == 201, r.text
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "nope"}}
+    r = server.request("PUT", f"/api/v1/namespaces/{ns}/configmaps/nope", json=cm)
+    assert r.status_code == 404 and r.json()["message"] == 'configmaps "nope" not found'
+
+
+def test_deletecollection_with_a_limit_deletes_one_page(server, ns):
+    for i in range(8):
+        server.kubectl("-n", ns, "create", "configmap", f"page-{i}")
+        server.kubectl("-n", ns, "label", "configmap", f"page-{i}", "batch=x")
+    path = f"/api/v1/namespaces/{ns}/configmaps?labelSelector=batch%3Dx"
+    r = server.request("DELETE", path + "&limit=3")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kind"] == "ConfigMapList"
+    assert [i["metadata"]["name"] for i in body["items"]] == ["page-0", "page-1", "page-2"]
+    assert body["metadata"]["resourceVersion"] and body["metadata"]["continue"]
+    assert "remainingItemCount" not in body["metadata"]  # not counted under a selector, as upstream
+    left = server.request("GET", path).json()["items"]
+    assert [i["metadata"]["name"] for i in left] == [f"page-{i}" for i in range(3, 8)]
+    r = server.request("DELETE", path)  # no limit: all the rest, answered as one list
+    assert r.status_code == 200
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == [f"page-{i}" for i in range(3, 8)]
+    assert "continue" not in r.json()["metadata"]
+    assert server.request("GET", path).json()["items"] == []
+
+
+def test_an_expired_continue_token_is_answered_with_an_inconsistent_one(server_factory):
+    srv = server_factory("--etcd-compaction-interval=1s")
+    srv.create_namespace("expired-continue")
+    base = "/api/v1/namespaces/expired-continue/configmaps"
+    for i in range(5):
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
+        assert srv.request("POST", base, json=body).status_code == 201
+    first = srv.request("GET", base + "?limit=2").json()
+    token = first["metadata"]["continue"]
+    deadline = time.monotonic() + 30
+    while True:  # writes move the revision on; compaction drops the page's snapshot
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "later-"}}
+        srv.request("POST", base, json=body)
+        r = srv.request("GET", f"{base}?limit=2&continue={token}")
+        if r.status_code == 410:
+            break
+        assert r.status_code == 200 and time.monotonic() < deadline, r.text[:300]
+        time.sleep(0.5)
+    status = r.json()
+    assert status["reason"] == "Expired" and status["message"].startswith(
+        "The provided continue parameter is too old to display a consistent list result."
+    )
+    fresh = status["metadata"]["continue"]
+    assert fresh and fresh != token
+    r = srv.request("GET", f"{base}?limit=2&continue={fresh}")  # goes on after c1, at the latest revision
+    assert r.status_code == 200, r.text
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == ["c2", "c3"]

@@ -183,3 +183,21 @@ def test_crd_with_too_expensive_rule_is_refused(server):
         "estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding "
         "maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
     ) in res.stderr
+
+
+def test_blocking_schema_errors_stop_the_rules(server, ns, scalers):
+    """hasBlockingErr: a value too long (or of the wrong type, outside its enum, missing, too many) means the
+    rules would read an object of another shape: they do not run, and one cause says so."""
+    body = json.loads(_cr(scalers, "blocked", {"replicas": 5, "maxReplicas": 1, "mode": "far-too-long-mode"}))
+    r = server.request("POST", f"/apis/{scalers}/v1/namespaces/{ns}/scalers", json=body)
+    assert r.status_code == 422, r.text
+    causes = [(c["reason"], c.get("field"), c["message"]) for c in r.json()["details"]["causes"]]
+    assert causes == [
+        ("FieldValueTooLong", "spec.mode", "Too long: may not be more than 10 bytes"),
+        (
+            "FieldValueInvalid",
+            "<nil>",
+            'Invalid value: "null": some validation rules were not checked because the object was invalid; '
+            "correct the existing errors to complete validation",
+        ),
+    ]

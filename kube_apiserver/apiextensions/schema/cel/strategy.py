@@ -1,6 +1,7 @@
 """How the custom resource strategy runs the rules (customResourceStrategy.Validate/ValidateUpdate):
-after the schema errors, unless one of them is a type error (the rules would read values of the wrong
-type); on update with the stored object as oldSelf.
+after the schema errors, unless one of them blocks them (a wrong type, a missing required field, an enum,
+size or length violation: the rules would read an object of another shape); on update with the stored
+object as oldSelf.
 
 The registry calls strategy.validate(new) on create and update alike, after prepare_for_update; the
 strategy hands the old object over through remember_old so that the rules run once, with it."""
@@ -21,6 +22,19 @@ BLOCKED = (
 )
 
 
+# hasBlockingErr: a schema error of these types means the object has not the shape the rules were written for
+# (a wrong type, a missing required field, a value outside its enum, too long or too many)
+_BLOCKING = frozenset(
+    {
+        "FieldValueNotSupported",
+        "FieldValueRequired",
+        "FieldValueTooLong",
+        "FieldValueTooMany",
+        "FieldValueTypeInvalid",
+    }
+)
+
+
 def remember_old(new: dict[str, Any], old: dict[str, Any]) -> None:
     _OLD.set((id(new), old))
 
@@ -35,6 +49,6 @@ def rule_errors(
         _OLD.set(None)
     if validator is None:
         return []
-    if any(c.reason == "FieldValueTypeInvalid" for c in schema_causes):
+    if any(c.reason in _BLOCKING for c in schema_causes):
         return [field_invalid("<nil>", "null", BLOCKED)]
     return validate(validator, obj, old)

@@ -134,6 +134,11 @@ class ClientCertHttpToolsProtocol(HttpToolsProtocol):
         else:
             super().shutdown()
 
+    def _unsupported_upgrade_warning(self) -> None:
+        # An Upgrade (kubectl exec/attach/port-forward ask for WebSocket or SPDY) is answered as plain HTTP by
+        # the handler, with the Status kube gives; uvicorn would log two warnings for every such request.
+        log.debug("upgrade request answered without upgrading")
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._tls_extension is not None:

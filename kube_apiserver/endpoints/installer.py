@@ -70,8 +70,10 @@ class APIGroupVersion:
             return True
         if not spec.namespaced and info.namespace and info.resource != "namespaces":
             raise errors.new_not_found_path()
-        if spec.namespaced and not info.namespace and info.name:
-            raise errors.new_not_found_path()  # /api/v1/configmaps/<name>: no such route
+        if spec.namespaced and not info.namespace and len(info.parts) >= 2:
+            # /api/v1/configmaps/<name>: no such route (a list across namespaces may name one by its
+            # fieldSelector: info.name then comes from the selector, not the path)
+            raise errors.new_not_found_path()
         if (
             (verb in ("update", "patch") and not info.name)
             or (verb == "create" and info.name)

@@ -193,3 +193,45 @@ def test_an_expired_continue_token_is_answered_with_an_inconsistent_one(server_f
     r = srv.request("GET", f"{base}?limit=2&continue={fresh}")  # goes on after c1, at the latest revision
     assert r.status_code == 200, r.text
     assert [i["metadata"]["name"] for i in r.json()["items"]] == ["c2", "c3"]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "sendInitialEvents=false",
+            'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+        ),
+        (
+            "resourceVersionMatch=Newest",
+            'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is '
+            'forbidden unless resourceVersion is provided, resourceVersionMatch: Unsupported value: "Newest": '
+            'supported values: "Exact", "NotOlderThan", ""]',
+        ),
+        (
+            "watch=true&resourceVersionMatch=NotOlderThan",
+            'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is '
+            "forbidden for watch unless sendInitialEvents is provided",
+        ),
+        (
+            "watch=true&resourceVersionMatch=Exact&sendInitialEvents=true&allowWatchBookmarks=true",
+            'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires '
+            'setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": '
+            'supported values: "NotOlderThan"]',
+        ),
+    ],
+)
+def test_list_and_watch_options_are_validated_together(server, ns, query, message):
+    """ValidateListOptions / validateWatchOptions: every violation in one 422 on ListOptions."""
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?{query}")
+    got, _ = _invalid(r, "ListOptions")
+    assert got == message
+
+
+def test_resource_version_with_a_continue_token_is_a_bad_request(server, ns):
+    for i in range(3):
+        server.kubectl("-n", ns, "create", "configmap", f"rv-{i}")
+    token = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?limit=1").json()["metadata"]["continue"]
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?limit=1&continue={token}&resourceVersion=5")
+    assert r.status_code == 400
+    assert r.json()["message"] == "specifying resource version is not allowed when using continue"

@@ -11,7 +11,7 @@ import orjson
 
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
-from kube_apiserver.endpoints.request import send_bytes, send_json_around
+from kube_apiserver.endpoints.request import Request, send_bytes, send_json_around
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.registry.resource_spec import ResourceSpec
@@ -29,9 +29,59 @@ CONTINUE_EXPIRED = (
 )
 
 
-def _invalid_list_options(field: str, value: str, detail: str) -> errors.StatusError:
-    cause = errors.field_forbidden(field, detail) if not value else errors.field_invalid(field, value, detail)
-    return errors.new_invalid("meta.k8s.io", "ListOptions", "", [cause])
+def validate_list_options(req: Request, watch: bool) -> None:
+    """ValidateListOptions, and validateWatchOptions for a watch: every violation, in one 422 on ListOptions."""
+    rv = req.param("resourceVersion")
+    match = req.param("resourceVersionMatch")
+    cont = req.param("continue")
+    initial = req.param("sendInitialEvents") != ""  # any value: upstream checks the pointer, not the bool
+    forbidden = errors.field_forbidden
+    causes = []
+    if watch:
+        if initial and match != "NotOlderThan":
+            causes.append(
+                forbidden(
+                    "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+                )
+            )
+        if match:
+            if not initial:
+                causes.append(
+                    forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                    )
+                )
+            if match != "NotOlderThan":
+                causes.append(errors.field_not_supported("resourceVersionMatch", match, ["NotOlderThan"]))
+            if cont:
+                causes.append(
+                    forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
+                )
+    else:
+        if match:
+            if not rv:
+                causes.append(
+                    forbidden(
+                        "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"
+                    )
+                )
+            if cont:
+                causes.append(
+                    forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
+                )
+            if match not in ("Exact", "NotOlderThan"):
+                causes.append(errors.field_not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
+            if match == "Exact" and rv == "0":
+                causes.append(
+                    forbidden(
+                        "resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
+                    )
+                )
+        if initial:
+            causes.append(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+    if causes:
+        raise errors.new_invalid("meta.k8s.io", "ListOptions", "", causes)
 
 
 _MAX_RESOURCE_VERSION = 2**64 - 1  # a uint64 in Go
@@ -94,20 +144,9 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
         if not (limit_text.isascii() and limit_text.lstrip("-").isdigit()):
             raise errors.new_bad_request(f'invalid limit "{limit_text}"')
         limit = max(int(limit_text), 0)
-    if match and not rv_text:
-        raise _invalid_list_options(
-            "resourceVersionMatch", "", "resourceVersionMatch is forbidden unless resourceVersion is provided"
-        )
-    if match and match not in ("Exact", "NotOlderThan"):
-        raise _invalid_list_options("resourceVersionMatch", match, 'supported values: "Exact", "NotOlderThan"')
-    if match == "Exact" and rv_text == "0":
-        raise _invalid_list_options(
-            "resourceVersionMatch", "", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'
-        )
-    if token and rv_text and rv_text != "0":
-        raise _invalid_list_options(
-            "resourceVersion", "", "specifying resource version is not allowed when using continue"
-        )
+    validate_list_options(req, watch=False)
+    if token and rv_text and rv_text != "0":  # the storage layer's check (ListReadConsistency): a 400
+        raise errors.new_bad_request("specifying resource version is not allowed when using continue")
     rv = parse_resource_version(rv_text)
     store = scope.store
     cacher = store.storage

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.list import parse_resource_version, selection
+from kube_apiserver.endpoints.handlers.list import parse_resource_version, selection, validate_list_options
 from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
 from kube_apiserver.endpoints.request import StreamWriter
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
@@ -86,19 +86,8 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     bookmarks = req.param("allowWatchBookmarks").lower() == "true"
     initial_param = req.param("sendInitialEvents")
     send_initial = initial_param.lower() == "true"
+    validate_list_options(req, watch=True)
     if initial_param:
-        if req.param("resourceVersionMatch") != "NotOlderThan":
-            raise errors.new_invalid(
-                "meta.k8s.io",
-                "ListOptions",
-                "",
-                [
-                    errors.field_forbidden(
-                        "resourceVersionMatch",
-                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                    )
-                ],
-            )
         if send_initial and not bookmarks:
             raise errors.new_invalid(
                 "meta.k8s.io",

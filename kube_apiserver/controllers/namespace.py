@@ -125,17 +125,15 @@ class NamespaceController:
         finalizers: Counter[str] = Counter()
         failures: list[str] = []
         for store in self.namespaced:
-            spec = store.spec
             try:
                 await store.delete_collection(name, ListOptions(), DeleteOptions(grace_period_seconds=0))
                 left = (await store.list(name, ListOptions())).items
-            except errors.StatusError as e:
-                log.warning("namespace %s: deleting %s: %s", name, spec.resource, e)
+            except errors.StatusError as e:  # NamespaceDeletionContentFailure: the pass is not done
+                log.warning("namespace %s: deleting %s: %s", name, store.spec.resource, e)
                 failures.append(e.message)
-                remaining[f"{spec.resource}.{spec.group}"] = remaining.get(f"{spec.resource}.{spec.group}", 0) + 1
                 continue
             if left:
-                remaining[f"{spec.resource}.{spec.group}"] = len(left)
+                remaining[f"{store.spec.resource}.{store.spec.group}"] = len(left)
                 for item in left:
                     finalizers.update((item.obj.get("metadata") or {}).get("finalizers") or ())
         return deletion_conditions(remaining, finalizers, failures)

@@ -44,7 +44,7 @@ from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.scheme import Scheme
 from kube_apiserver.runtime.validation.names import is_dns1035_label
 from kube_apiserver.storage.cacher.cacher import Cacher
-from kube_apiserver.storage.interface import ListOptions, StoredObject
+from kube_apiserver.storage.interface import StoredObject
 
 log = logging.getLogger(__name__)
 
@@ -355,12 +355,9 @@ class ServiceREST(Store):
 
         return await asyncio.shield(run())
 
-    async def delete_collection(
-        self, namespace: str, opts: ListOptions, options: DeleteOptions
-    ) -> list[dict[str, Any]]:
-        out = await super().delete_collection(namespace, opts, options)
+    async def delete_listed(self, items: list[StoredObject], options: DeleteOptions) -> None:
+        await super().delete_listed(items, options)
         await self._drain()
-        return out
 
 
 def new_service_rest(

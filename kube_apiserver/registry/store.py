@@ -466,21 +466,18 @@ class Store:
             self._notify(before.obj if before else None, stored.obj)
         return stored.obj
 
-    async def delete_collection(
-        self, namespace: str, opts: ListOptions, options: DeleteOptions
-    ) -> list[dict[str, Any]]:
-        listed = await self.list(namespace, opts)
-        out = []
-        for item in listed.items:
+    async def delete_collection(self, namespace: str, opts: ListOptions, options: DeleteOptions) -> None:
+        await self.delete_listed((await self.list(namespace, opts)).items, options)
+
+    async def delete_listed(self, items: list[StoredObject], options: DeleteOptions) -> None:
+        """DeleteCollection's workers: each listed object deleted; one gone meanwhile is skipped."""
+        for item in items:
             meta = item.obj.get("metadata") or {}
             try:
-                res = await self.delete(meta.get("namespace", ""), meta.get("name", ""), options)
+                await self.delete(meta.get("namespace", ""), meta.get("name", ""), options)
             except errors.StatusError as e:
-                if e.code == 404:
-                    continue
-                raise
-            out.append(res.obj)
-        return out
+                if e.code != 404:
+                    raise
 
     def _notify(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         for fn in self.after_write:

@@ -161,3 +161,41 @@ def test_every_create_path_is_admitted_by_namespace_lifecycle(server):
         'Error from server (Forbidden): configmaps "x" is forbidden: '
         "unable to create new content in namespace nsdel-apply because it is being terminated"
     )
+
+
+def test_custom_resources_are_admitted_after_their_crd_changes(server):
+    """A CRD's edit replaces its stores: the new ones are admitted as well (a POST and an apply alike)."""
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.nsdel.example.com"},
+        "spec": {
+            "group": "nsdel.example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+                }
+            ],
+        },
+    }
+    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
+    server.kubectl("wait", "--for", "condition=established", "crd/gadgets.nsdel.example.com", "--timeout=10s")
+    crd["spec"]["versions"][0]["additionalPrinterColumns"] = [
+        {"name": "Size", "type": "string", "jsonPath": ".spec.size"}
+    ]
+    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
+    gadget = {
+        "apiVersion": "nsdel.example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "g", "namespace": "nsdel-gone"},
+    }
+    for args in (("create",), ("apply", "--server-side")):
+        res = server.kubectl(*args, "-f", "-", input=json.dumps(gadget), check=False)
+        assert res.returncode == 1
+        assert 'namespaces "nsdel-gone" not found' in res.stderr, res.stderr
+    server.kubectl("delete", "crd", "gadgets.nsdel.example.com", "--wait=false")

@@ -3,6 +3,7 @@ and the system namespaces cannot be deleted."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from kube_apiserver.registry.store import Store
@@ -15,7 +16,8 @@ IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 class NamespaceLifecycle:
     def __init__(self, namespaces: Cacher) -> None:
         self.namespaces = namespaces
-        self._installed: set[int] = set()
+        # weakly: a CRD's edit replaces its stores, and a dead store's id() may come back for a new one
+        self._installed: weakref.WeakSet[Store] = weakref.WeakSet()
 
     async def admit_create(self, resource: str, group: str, namespace: str, obj: dict[str, Any]) -> None:
         if not namespace or (resource == "namespaces" and not group):
@@ -45,9 +47,9 @@ class NamespaceLifecycle:
     def install(self, store: Store) -> None:
         """Admit every object the store creates (POST, server-side apply, PUT that creates) in its namespace.
         Once per store: the versions of a resource share one."""
-        if not store.spec.namespaced or id(store) in self._installed:
+        if not store.spec.namespaced or store in self._installed:
             return
-        self._installed.add(id(store))
+        self._installed.add(store)
         resource, group = store.spec.resource, store.spec.group
 
         async def admit(obj: dict[str, Any]) -> None:

@@ -83,14 +83,7 @@ async def delete_collection(scope: RequestScope) -> None:
     its continue token), each item deleted (one gone meanwhile is skipped), and that list as the answer."""
     opts = await delete_options(scope)
     result, next_token = await list_items(scope, selection(scope))
-    store = scope.store
-    for item in result.items:
-        meta = item.obj.get("metadata") or {}
-        try:
-            await store.delete(meta.get("namespace", ""), meta.get("name", ""), opts)
-        except errors.StatusError as e:
-            if e.code != 404:
-                raise
+    await scope.store.delete_listed(result.items, opts)
     list_meta: dict[str, Any] = {"resourceVersion": str(result.revision)}
     if next_token:
         list_meta["continue"] = next_token

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from e2e_helpers import wait_until
@@ -199,6 +200,33 @@ def test_watch_resume_from_resource_version(core_v1, ns):
     w.stop()
     # Everything after `start`, nothing at or before it.
     assert [(e[0], e[1]["metadata"]["name"]) for e in events] == [("ADDED", "r1"), ("ADDED", "r2"), ("DELETED", "r0")]
+
+
+def test_watch_bookmark_before_timeout(core_v1, ns):
+    # A watch that allows bookmarks is told the current resourceVersion 2 s before its timeoutSeconds ends
+    # (cacheWatcher.nextBookmarkTime), so a reflector resumes from there instead of from its last event.
+    rv = core_v1.create_namespaced_config_map(ns, cm("b0")).metadata.resource_version
+    core_v1.create_namespaced_config_map("default", cm(f"elsewhere-{ns}"))  # moves the revision on
+    w = watch.Watch()
+    t0 = time.monotonic()
+    events = [
+        (ev["type"], ev["raw_object"], time.monotonic() - t0)
+        for ev in w.stream(
+            core_v1.list_namespaced_config_map,
+            ns,
+            resource_version=rv,
+            timeout_seconds=4,
+            allow_watch_bookmarks=True,
+            _request_timeout=15,
+        )
+    ]
+    ended = time.monotonic() - t0
+    core_v1.delete_namespaced_config_map(f"elsewhere-{ns}", "default")
+    assert [e[0] for e in events] == ["BOOKMARK"], events
+    obj, at = events[0][1], events[0][2]
+    assert obj["kind"] == "ConfigMap" and obj["apiVersion"] == "v1", obj
+    assert int(obj["metadata"]["resourceVersion"]) > int(rv)
+    assert 1.5 <= at <= 3.5 and 3.5 <= ended <= 8, (at, ended)
 
 
 def test_watch_with_label_selector(core_v1, ns):

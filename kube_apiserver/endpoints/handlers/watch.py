@@ -26,6 +26,8 @@ from kube_apiserver.storage.cacher.cacher import DELETED, WATCHER_QUEUE_LIMIT, C
 MIN_REQUEST_TIMEOUT = 1800.0
 # How often an idle watcher that allows bookmarks is told the current resourceVersion.
 BOOKMARK_INTERVAL = 60.0
+# A watch that ends at its timeout gets a bookmark this long before the end.
+PRE_TIMEOUT_BOOKMARK = 2.0
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 
@@ -216,6 +218,14 @@ class _Delivery:
                 self.task_sending = False
 
 
+def next_bookmark_time(now: float, deadline: float) -> float | None:
+    """When a watcher that allows bookmarks gets its next one (cacheWatcher.nextBookmarkTime): a minute on,
+    or PRE_TIMEOUT_BOOKMARK before the watch ends if that comes first, so a client resumes from a fresh
+    resourceVersion; None when even that moment has passed."""
+    at = min(now + BOOKMARK_INTERVAL, deadline - PRE_TIMEOUT_BOOKMARK)
+    return at if at >= now else None
+
+
 async def _stream(
     server: WatchServer,
     watcher: Any,
@@ -247,25 +257,26 @@ async def _stream(
     delivery = _Delivery(server, watcher, writer)
     watcher.attach(delivery.offer)
     try:
-        last_bookmark = time.monotonic()
+        next_bookmark = next_bookmark_time(time.monotonic(), deadline) if bookmarks else None
         while not delivery.closed:
             now = time.monotonic()
             if now >= deadline:
                 break
             wait = deadline - now
-            if bookmarks:
-                wait = min(wait, max(last_bookmark + BOOKMARK_INTERVAL - now, 0.01))
+            if next_bookmark is not None:
+                wait = min(wait, max(next_bookmark - now, 0.01))
             if not delivery.wake.is_set():
                 try:
                     await asyncio.wait_for(delivery.wake.wait(), wait)
                 except TimeoutError:
-                    if bookmarks and time.monotonic() < deadline:
+                    now = time.monotonic()
+                    if next_bookmark is not None and next_bookmark <= now < deadline:
                         # after every event already queued: a bookmark promises nothing older follows
                         await delivery.send_pending(send)
                         await send(
                             {"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True}
                         )
-                        last_bookmark = time.monotonic()
+                        next_bookmark = next_bookmark_time(time.monotonic(), deadline)
                     continue
             delivery.wake.clear()
             await delivery.send_pending(send)  # what the writer refused

@@ -197,11 +197,33 @@ def load_yaml(data: bytes, loader: Any = None) -> Any:
     return yaml_to_json_value(yaml.load(data, Loader=loader or _StrictLoader), len(data))
 
 
-def decode_yaml(data: bytes) -> Any:
+def go_yaml_message(e: yaml.YAMLError) -> str:
+    """What go-yaml (the parser sigs.k8s.io/yaml uses, a port of libyaml like PyYAML's C loader) says of
+    a document libyaml refuses: "yaml: line N: <libyaml's problem>", N taken as go-yaml's parser.fail
+    takes it (the problem's line, counted from 0, one more for a scanner error; else the context's line;
+    no line when that is 0)."""
+    if not isinstance(e, yaml.MarkedYAMLError):
+        return f"yaml: {str(e).splitlines()[0] if str(e) else 'unknown problem parsing YAML content'}"
+    line = 0
+    if e.problem_mark is not None and e.problem_mark.line:
+        line = e.problem_mark.line + (1 if isinstance(e, yaml.scanner.ScannerError) else 0)
+    elif e.context_mark is not None:
+        line = e.context_mark.line
+    where = f"line {line}: " if line else ""
+    return f"yaml: {where}{e.problem or e.context or 'unknown problem parsing YAML content'}"
+
+
+def yaml_to_json(data: bytes) -> Any:
+    """load_yaml, or YAMLToJSONError with sigs.k8s.io/yaml's words for why the document has no JSON."""
     try:
         return load_yaml(data)
     except yaml.YAMLError as e:
-        raise new_bad_request(f"error converting YAML to JSON: {str(e).splitlines()[0] if str(e) else e}") from None
+        raise YAMLToJSONError(go_yaml_message(e)) from None
+
+
+def decode_yaml(data: bytes) -> Any:
+    try:
+        return yaml_to_json(data)
     except YAMLToJSONError as e:
         raise new_bad_request(f"error converting YAML to JSON: {e}") from None
 

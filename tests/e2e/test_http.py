@@ -124,29 +124,100 @@ def test_bodies_nested_too_deep_are_a_400_and_the_server_lives_on(server, ns):
     head = "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: deep-}\nx: "
     # deep enough that composing it would overflow libyaml's C recursion and kill the process
     r = server.request("POST", base, data=head + "[" * 200_000 + "]" * 200_000, headers=yaml_headers)
-    assert (
-        status_of(r, 400, "BadRequest")["message"] == "error converting YAML to JSON: yaml: exceeded max depth of 100"
+    assert status_of(r, 400, "BadRequest")["message"] == (
+        "the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: yaml: "
+        f"exceeded max depth of 100 ({head.encode()[:30].hex()} ...)"
     )
     body = (
         '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"deep-"},"x":' + "[" * 150 + "]" * 150 + "}"
     )
     r = server.request("POST", base, data=body, headers={"Content-Type": "application/json"})
-    assert (
-        status_of(r, 400, "BadRequest")["message"] == "error decoding request body as JSON: exceeded max depth of 100"
+    assert status_of(r, 400, "BadRequest")["message"] == (
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse "
+        'error: exceeded max depth of 100 ({"apiVersion":"v1","kind":"Con ...)'
     )
     aliases = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefg", "bcdefgh", strict=True)
     )
     r = server.request("POST", base, data=head + "1\n" + aliases, headers=yaml_headers)
     message = status_of(r, 400, "BadRequest")["message"]
-    assert message == "error converting YAML to JSON: yaml: document contains excessive aliasing"
+    assert message == (
+        "the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: yaml: "
+        f"document contains excessive aliasing ({head.encode()[:30].hex()} ...)"
+    )
     # YAML keys and values JSON has no form for: as sigs.k8s.io/yaml converts them, or a 400
     r = server.request("POST", base, data=head + "1\ndata: {1: one, false: two}\n", headers=yaml_headers)
     assert r.status_code == 201, r.text
     assert r.json()["data"] == {"1": "one", "false": "two"}
     r = server.request("POST", base, data=head + ".nan\n", headers=yaml_headers)
-    assert status_of(r, 400, "BadRequest")["message"] == "error converting YAML to JSON: json: unsupported value: NaN"
+    assert status_of(r, 400, "BadRequest")["message"] == (
+        "the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: json: "
+        f"unsupported value: NaN ({head.encode()[:30].hex()} ...)"
+    )
     assert server.request("GET", "/readyz").text == "ok"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "detail"),
+    [
+        (
+            b"{bad",
+            "application/json",
+            "couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object "
+            "key string ({bad)",
+        ),
+        (
+            b"",
+            "application/json",
+            "couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)",
+        ),
+        (
+            b'{"kind":"ConfigMap",',
+            "application/json",
+            'couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"kind":"ConfigMap",)',
+        ),
+        (
+            b'{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}} trailing',
+            "application/json",
+            "couldn't get version/kind; json parse error: invalid character 't' after top-level value "
+            '({"kind":"ConfigMap","apiVersio ...)',
+        ),
+        (
+            b"[1]",
+            "application/json",
+            "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type "
+            'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } '
+            "(5b315d)",
+        ),
+        (
+            b'{"kind":"ConfigMap","apiVersion":5}',
+            "application/json",
+            "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field "
+            '.apiVersion of type string ({"kind":"ConfigMap","apiVersio ...)',
+        ),
+        (
+            b"a: [1",
+            "application/yaml",
+            "error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']' (613a205b31)",
+        ),
+        (
+            b"kind: ConfigMap\nmetadata:\n  name: a\n bad: 1\n",
+            "application/yaml",
+            "error converting YAML to JSON: yaml: line 3: did not find expected key "
+            "(6b696e643a20436f6e6669674d61700a6d657461646174613a0a20206e61 ...)",
+        ),
+    ],
+)
+def test_malformed_bodies_are_refused_in_kube_apiserver_words(server, ns, body, content_type, detail):
+    # transformDecodeError: the body did not decode far enough to say its kind, so the message names the
+    # kind expected and shows the body's start (as text when it opens like JSON, else in hex)
+    for method, path in (
+        ("POST", f"/api/v1/namespaces/{ns}/configmaps"),
+        ("PUT", f"/api/v1/namespaces/{ns}/configmaps/x"),
+    ):
+        r = server.request(method, path, data=body, headers={"Content-Type": content_type})
+        message = status_of(r, 400, "BadRequest")["message"]
+        assert message == f"the object provided is unrecognized (must be of type ConfigMap): {detail}", message
 
 
 def test_not_acceptable(server, ns):

@@ -16,7 +16,8 @@ from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import go_quote
-from kube_apiserver.runtime.serializer import decode_body, encode_yaml, ensure_object
+from kube_apiserver.runtime.serializer import YAMLToJSONError, decode_body, encode_yaml, ensure_object, yaml_to_json
+from kube_apiserver.runtime.strategicpatch import gojson
 
 
 @dataclass
@@ -57,19 +58,73 @@ def validate_dry_run(values: list[str], options_kind: str) -> None:
         raise errors.new_invalid("meta.k8s.io", options_kind, "", [cause])
 
 
+# The anonymous struct runtime's SimpleMetaFactory.Interpret reads a body's TypeMeta into, as Go prints its type.
+_TYPE_META_STRUCT = (
+    'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+)
+
+
+def summarize_data(data: bytes, max_length: int = 30) -> str:
+    """How a refused body is shown in the error (summarizeData): its start as text when it looks like JSON,
+    else in hex."""
+    if not data:
+        return "<empty>"
+    more = " ..." if len(data) > max_length else ""
+    if data[:1] == b"{":
+        return data[:max_length].decode("utf-8", "replace") + more
+    return data[:max_length].hex() + more
+
+
+def transform_decode_error(
+    kind: str, body: bytes, detail: str, data_kind: str = "", data_version: str = ""
+) -> Exception:
+    """The 400 for a body that does not decode as kind (transformDecodeError): named by the kind the body
+    says it is when it got that far, else with a summary of the body."""
+    if data_kind:
+        return errors.new_bad_request(
+            f'{data_kind} in version "{data_version}" cannot be handled as a {kind}: {detail}'
+        )
+    return errors.new_bad_request(
+        f"the object provided is unrecognized (must be of type {kind}): {detail} ({summarize_data(body)})"
+    )
+
+
+def decode_typed_body(body: bytes, media: str, kind: str) -> dict[str, Any]:
+    """A create or update body as an object, refused as kube's decoder refuses it: the YAML converted to JSON
+    first, then the TypeMeta read out of the JSON (Interpret), each failure in Go's words."""
+    if media == negotiation.PROTOBUF:
+        return ensure_object(decode_body(body, media))
+    if media == negotiation.YAML:
+        try:
+            value = yaml_to_json(body)
+        except YAMLToJSONError as e:
+            raise transform_decode_error(kind, body, f"error converting YAML to JSON: {e}") from None
+    else:
+        try:
+            value = gojson.loads(body)
+        except gojson.GoJSONError as e:
+            raise transform_decode_error(kind, body, f"couldn't get version/kind; json parse error: {e}") from None
+    if value is None:  # JSON null decodes into an empty object
+        return {}
+    if not isinstance(value, dict):
+        detail = f"json: cannot unmarshal {gojson.json_kind(value)} into Go value of type {_TYPE_META_STRUCT}"
+        raise transform_decode_error(kind, body, f"couldn't get version/kind; json parse error: {detail}")
+    for field, v in value.items():  # the first in document order, as Go reports it
+        if field in ("apiVersion", "kind") and v is not None and not isinstance(v, str):
+            detail = f"json: cannot unmarshal {gojson.json_kind(v)} into Go struct field .{field} of type string"
+            raise transform_decode_error(kind, body, f"couldn't get version/kind; json parse error: {detail}")
+    return value
+
+
 async def decode_object(scope: RequestScope, kind: str = "", group_version: str = "") -> dict[str, Any]:
     """The request body as an object of the resource's kind (or of kind/group_version for subresources)."""
     media = negotiation.request_media_type(scope.req.header("content-type"))
     body = await scope.req.body()
-    if not body.strip():
-        raise errors.new_bad_request("the body of the request was empty")
-    obj = ensure_object(decode_body(body, media))
     kind = kind or scope.spec.kind
     group_version = group_version or scope.spec.group_version
+    obj = decode_typed_body(body, media, kind)
     body_gv = obj.get("apiVersion")
     body_kind = obj.get("kind")
-    if body_kind is not None and not isinstance(body_kind, str) or body_gv is not None and not isinstance(body_gv, str):
-        raise errors.new_bad_request("apiVersion and kind must be strings")
     if body_gv and body_gv != group_version:
         raise errors.new_bad_request(
             f"the API version in the data ({body_gv}) does not match the expected API version ({group_version})"

@@ -42,7 +42,7 @@ from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.server.flowcontrol.ensurer import config_producer as apf_config_producer
 from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
-from kube_apiserver.server.healthz import install_health_checks
+from kube_apiserver.server.healthz import Check, install_health_checks
 from kube_apiserver.server.metrics import CALLBACKS, serve_metrics
 from kube_apiserver.storage.cacher.cacher import Cacher
 from kube_apiserver.version import version_info
@@ -56,6 +56,27 @@ _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("batch", "jobs"): JobStrategy,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CRDStrategy,
 }
+
+
+# kube-apiserver's --etcd-healthcheck-timeout and --etcd-readiness-timeout defaults.
+STORAGE_HEALTHCHECK_TIMEOUT = 2.0
+STORAGE_READINESS_TIMEOUT = 2.0
+
+
+def storage_probe(storage: Any, timeout: float) -> Check:
+    """The "etcd" check (and "etcd-readiness" on /readyz): the storage answers within timeout, so a
+    storage that hangs fails the probe instead of hanging it."""
+
+    async def check() -> str | None:
+        try:
+            await asyncio.wait_for(storage.current_revision(), timeout)
+        except TimeoutError:
+            return f"the storage did not answer within {timeout:g}s"
+        except Exception as e:  # noqa: BLE001
+            return str(e)
+        return None
+
+    return check
 
 
 @dataclass
@@ -193,13 +214,6 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     kube.mux.handle("/version", _serve_version)
     aggregator.mux.handle("/metrics", serve_metrics)
 
-    async def storage_check() -> str | None:
-        try:
-            await config.storage.current_revision()
-        except Exception as e:  # noqa: BLE001
-            return str(e)
-        return None
-
     async def shutdown_check() -> str | None:
         return "shutting down" if aggregator.shutdown.is_set() else None
 
@@ -254,8 +268,9 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     )
     install_health_checks(
         aggregator,
-        {"ping": ping, "log": ping, "etcd": storage_check},
+        {"ping": ping, "log": ping, "etcd": storage_probe(config.storage, STORAGE_HEALTHCHECK_TIMEOUT)},
         {**autoregister_completion, "shutdown": shutdown_check},
+        ready_first={"etcd-readiness": storage_probe(config.storage, STORAGE_READINESS_TIMEOUT)},
     )
 
     CALLBACKS.storage_objects = lambda: {

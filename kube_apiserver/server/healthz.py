@@ -11,7 +11,15 @@ from kube_apiserver.server.genericapiserver import GenericAPIServer
 Check = Callable[[], Awaitable[str | None]]
 
 
-def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], ready_checks: dict[str, Check]) -> None:
+def install_health_checks(
+    server: GenericAPIServer,
+    checks: dict[str, Check],
+    ready_checks: dict[str, Check],
+    ready_first: dict[str, Check] | None = None,
+) -> None:
+    """checks on all three paths; on /readyz also ready_first (before the post-start hooks, as kube lists
+    etcd-readiness) and ready_checks (after them)."""
+
     def hook_checks() -> dict[str, Check]:
         # kube lists the delegates' hooks first (the apiextensions and kube-apiserver ones), the aggregator's last
         out: dict[str, Check] = {}
@@ -47,7 +55,7 @@ def install_health_checks(server: GenericAPIServer, checks: dict[str, Check], re
     install("/healthz", lambda: {**checks, **hook_checks()})
     install("/livez", lambda: {**checks, **hook_checks()})
     # the boot-sequence checks after the hooks, "shutdown" last, as kube lists them
-    install("/readyz", lambda: {**checks, **hook_checks(), **ready_checks})
+    install("/readyz", lambda: {**checks, **(ready_first or {}), **hook_checks(), **ready_checks})
 
 
 async def _serve(req: Request, kind: str, checks: dict[str, Check]) -> None:

@@ -112,8 +112,13 @@ def test_raw_readyz_verbose(server):
     out = server.kubectl("get", "--raw", "/readyz?verbose").stdout
     lines = out.splitlines()
     assert "[+]ping ok" in lines
-    assert any(line.startswith("[+]etcd ") or line.startswith("[+]log ") for line in lines)
+    # kube's order: the storage checks, then the post-start hooks, "shutdown" last
+    assert lines[:4] == ["[+]ping ok", "[+]log ok", "[+]etcd ok", "[+]etcd-readiness ok"], lines
+    assert lines[4].startswith("[+]poststarthook/") and lines[-2] == "[+]shutdown ok"
     assert lines[-1] == "readyz check passed"
+    assert server.kubectl("get", "--raw", "/readyz/etcd-readiness").stdout == "ok"
+    # etcd-readiness is a readiness check only
+    assert "[+]etcd-readiness ok" not in server.kubectl("get", "--raw", "/livez?verbose").stdout
 
 
 def test_raw_healthz_single_check(server):

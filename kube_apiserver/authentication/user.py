@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,3 +38,16 @@ class UserInfo:
         if self.extra:
             out["extra"] = {k: list(self.extra[k]) for k in sorted(self.extra)}
         return out
+
+
+# The user a request is served for, once authorization let it through (genericapirequest.UserFrom): what
+# a strategy records of the requester (a CertificateSigningRequest's spec.username, groups, uid, extra).
+_REQUEST_USER: ContextVar[UserInfo | None] = ContextVar("request_user", default=None)
+
+
+def set_request_user(user: UserInfo) -> None:
+    _REQUEST_USER.set(user)
+
+
+def request_user() -> UserInfo | None:
+    return _REQUEST_USER.get()

@@ -17,6 +17,7 @@ from kube_apiserver.apiextensions.crd_strategy import CRDStrategy
 from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
+from kube_apiserver.apis.certificates.strategy import CSRStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
 from kube_apiserver.apis.core.pod_subresources import install_core_subresources
@@ -55,6 +56,7 @@ _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("", "namespaces"): NamespaceStrategy,
     ("batch", "jobs"): JobStrategy,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CRDStrategy,
+    ("certificates.k8s.io", "certificatesigningrequests"): CSRStrategy,
 }
 
 

@@ -60,8 +60,8 @@ class APIGroupVersion:
         verb = info.verb
         if info.subresource:
             handler = res.extra.get((info.subresource, verb))
-            if handler is None and info.subresource == "status" and spec.subresource("status") and res.store:
-                handler = _STATUS_HANDLERS.get(verb)
+            if handler is None and info.subresource in _STORE_SUBRESOURCES and spec.subresource(info.subresource):
+                handler = _STORE_SUBRESOURCES[info.subresource].get(verb) if res.store else None
             if handler is None:
                 if spec.subresource(info.subresource) is None:
                     raise errors.new_not_found_path()
@@ -105,7 +105,19 @@ async def _patch_status(scope: RequestScope) -> None:
     await patch.patch_resource(scope, "status")
 
 
-_STATUS_HANDLERS: dict[str, Handler] = {"get": get.get_resource, "update": _update_status, "patch": _patch_status}
+async def _update_approval(scope: RequestScope) -> None:
+    await update.update_resource(scope, "approval")
+
+
+async def _patch_approval(scope: RequestScope) -> None:
+    await patch.patch_resource(scope, "approval")
+
+
+# Subresources that are the object itself, written through the store with the strategy's rules for them.
+_STORE_SUBRESOURCES: dict[str, dict[str, Handler]] = {
+    "status": {"get": get.get_resource, "update": _update_status, "patch": _patch_status},
+    "approval": {"get": get.get_resource, "update": _update_approval, "patch": _patch_approval},  # CSRs
+}
 
 _HANDLERS: dict[str, Handler] = {
     "get": get.get_resource,

@@ -220,8 +220,11 @@ class Store:
         *,
         dry_run: bool = False,
         subresource: str = "",
+        uid_precondition: str = "",
     ) -> tuple[StoredObject, bool]:
-        """Returns the stored object and whether it was created (PUT on a missing object, where allowed)."""
+        """Returns the stored object and whether it was created (PUT on a missing object, where allowed).
+        uid_precondition: the update is for the object of this uid only (a PUT's body uid, as
+        DefaultUpdatedObjectInfo.Preconditions makes it): another one is a 409."""
         meta = metautil.metadata(obj)
         body_name = meta.get("name", "")
         if body_name and body_name != name:
@@ -239,6 +242,8 @@ class Store:
 
         def try_update(old: dict[str, Any] | None) -> dict[str, Any]:
             nonlocal created
+            if uid_precondition and old is not None:
+                Preconditions(uid=uid_precondition).check(key, old)
             new = orjson.loads(orjson.dumps(obj))  # the update func may run more than once
             self.strategy.default(new)
             if managed is not None:  # against the live object, on every attempt
@@ -360,7 +365,9 @@ class Store:
             new_meta = metautil.metadata(new)
         else:
             # System fields are the server's: a client cannot change them by update.
-            for k in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
+            if not new_meta.get("uid") and "uid" in old_meta:  # a different one is refused by validation
+                new_meta["uid"] = old_meta["uid"]
+            for k in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
                 if k in old_meta:
                     new_meta[k] = old_meta[k]
                 else:
@@ -388,6 +395,8 @@ class Store:
                 )
         self.strategy.canonicalize(new)
         causes = self.strategy.validate_on_update(new) + self.strategy.validate_update(new, old)
+        if subresource:
+            causes += self.strategy.validate_subresource_update(subresource, new, old)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
         for text in self.strategy.warnings(new, old):

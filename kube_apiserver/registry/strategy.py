@@ -185,6 +185,12 @@ class RESTStrategy:
             return self.prepare_for_status_update(new, old)
         raise ValueError(f"no update strategy for subresource {subresource}")
 
+    def validate_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> list[StatusCause]:
+        """What a write through this subresource may not change, beyond validate_update()."""
+        return []
+
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
         """Only status changes through /status: the result is the old object with the new status."""
         out = copy.deepcopy(old)

@@ -409,7 +409,17 @@ def _base_cluster_roles() -> list[dict[str, Any]]:
         ),
         cluster_role(
             "system:service-account-issuer-discovery",
-            [url(["get"], ["/.well-known/openid-configuration", "/openid/v1/jwks"])],
+            [
+                url(
+                    ["get"],
+                    [
+                        "/.well-known/openid-configuration",
+                        "/.well-known/openid-configuration/",
+                        "/openid/v1/jwks",
+                        "/openid/v1/jwks/",
+                    ],
+                )
+            ],
         ),
         cluster_role(
             "system:certificates.k8s.io:certificatesigningrequests:nodeclient",

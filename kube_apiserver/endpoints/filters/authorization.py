@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kube_apiserver.audit import context as audit
+from kube_apiserver.authentication.user import set_request_user
 from kube_apiserver.authorization.authorizer import ALLOW, Attributes
 from kube_apiserver.authorization.rbac.escalation import REQUESTER
 from kube_apiserver.endpoints.request import send_bytes, send_status_error
@@ -100,6 +101,7 @@ def with_authorization(app: ASGIApp, authorizer: Any) -> ASGIApp:
             scope, audit.DECISION_ANNOTATION_KEY, audit.DECISION_ALLOW, audit.REASON_ANNOTATION_KEY, reason
         )
         REQUESTER.set((attrs.user, authorizer))  # for the escalation checks of RBAC writes
+        set_request_user(attrs.user)
         await app(scope, receive, send)
 
     return handler

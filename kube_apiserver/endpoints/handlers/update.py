@@ -12,8 +12,14 @@ async def update_resource(scope: RequestScope, subresource: str = "") -> None:
     manager = field_manager_name(scope, "UpdateOptions")
     dry_run = scope.dry_run
     obj = canonical_order(await decode_object(scope), scope.spec)
+    uid = (obj.get("metadata") or {}).get("uid")
     with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, subresource, manager)):
         stored, created = await scope.store.update(
-            scope.namespace, scope.info.name, obj, dry_run=dry_run, subresource=subresource
+            scope.namespace,
+            scope.info.name,
+            obj,
+            dry_run=dry_run,
+            subresource=subresource,
+            uid_precondition=uid if isinstance(uid, str) else "",
         )
     await write_object(scope, 201 if created else 200, stored.obj, stored.raw)

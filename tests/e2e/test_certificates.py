@@ -1,0 +1,97 @@
+"""CertificateSigningRequests as kube-apiserver keeps them: the requester recorded from the request,
+approval through the approval subresource (kubectl certificate approve/deny), and /status unable to
+approve."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+VERSIONS = ["1.33", "1.27"]
+
+
+def _csr_manifest(name: str) -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    request = (
+        x509.CertificateSigningRequestBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "alice")]))
+        .sign(key, hashes.SHA256())
+    )
+    pem = request.public_bytes(serialization.Encoding.PEM)
+    return json.dumps(
+        {
+            "apiVersion": "certificates.k8s.io/v1",
+            "kind": "CertificateSigningRequest",
+            "metadata": {"name": name},
+            "spec": {
+                "request": base64.b64encode(pem).decode(),
+                "signerName": "kubernetes.io/kube-apiserver-client",
+                "usages": ["client auth"],
+                # what a client says of itself is not what is recorded
+                "username": "someone-else",
+                "groups": ["system:masters"],
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_kubectl_certificate_approve_and_deny(server, version):
+    approve, deny = f"csr-approve-{version.replace('.', '')}", f"csr-deny-{version.replace('.', '')}"
+    for name in (approve, deny):
+        server.kubectl("apply", "-f", "-", input=_csr_manifest(name), version=version)
+    csr = json.loads(server.kubectl("get", "csr", approve, "-o", "json").stdout)
+    assert csr["spec"]["username"] == "kubernetes-admin"
+    assert csr["spec"]["groups"] == ["system:masters", "system:authenticated"]
+    assert csr["status"] == {}
+    assert "kubernetes-admin" in server.kubectl("get", "csr", approve).stdout  # the REQUESTOR column
+
+    out = server.kubectl("certificate", "approve", approve, version=version).stdout
+    assert out.strip() == f"certificatesigningrequest.certificates.k8s.io/{approve} approved"
+    server.kubectl("certificate", "deny", deny, version=version)
+    table = server.kubectl("get", "csr", approve, deny).stdout
+    assert [line.split()[-1] for line in table.splitlines()[1:]] == ["Approved", "Denied"]
+    [cond] = json.loads(server.kubectl("get", "csr", approve, "-o", "json").stdout)["status"]["conditions"]
+    assert cond["type"] == "Approved" and cond["status"] == "True" and cond["reason"] == "KubectlApprove"
+    assert cond["lastUpdateTime"] and cond["lastTransitionTime"]
+
+    # an update of the object or of its status cannot approve
+    denied = json.loads(server.kubectl("get", "csr", deny, "-o", "json").stdout)
+    denied["status"]["conditions"] = [{"type": "Approved", "status": "True"}]
+    path = f"/apis/certificates.k8s.io/v1/certificatesigningrequests/{deny}"
+    r = server.request("PUT", path + "/status", json=denied)
+    assert r.status_code == 422, r.text
+    assert 'status.conditions: Forbidden: updates may not add a condition of type "Approved"' in r.json()["message"]
+    r = server.request("PUT", path, json=denied)
+    assert r.status_code == 200 and [c["type"] for c in r.json()["status"]["conditions"]] == ["Denied"]
+    server.kubectl("delete", "csr", approve, deny)
+
+
+def test_update_with_another_objects_uid_is_a_conflict(core_v1, ns):
+    from kubernetes import client
+    from kubernetes.client.rest import ApiException
+
+    old = core_v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="c")))
+    core_v1.delete_namespaced_config_map("c", ns)
+    new = core_v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="c")))
+    # a PUT carrying the deleted predecessor's uid: the body's uid is a precondition
+    stale = client.V1ConfigMap(metadata=client.V1ObjectMeta(name="c", uid=old.metadata.uid), data={"a": "1"})
+    with pytest.raises(ApiException) as e:
+        core_v1.replace_namespaced_config_map("c", ns, stale)
+    assert e.value.status == 409
+    assert json.loads(e.value.body)["message"] == (
+        'Operation cannot be fulfilled on configmaps "c": Precondition failed: UID in precondition: '
+        f"{old.metadata.uid}, UID in object meta: {new.metadata.uid}"
+    )
+    # a patch cannot change it either
+    with pytest.raises(ApiException) as e:
+        core_v1.patch_namespaced_config_map("c", ns, {"metadata": {"uid": old.metadata.uid}})
+    assert e.value.status == 422
+    assert "metadata.uid: Invalid value" in json.loads(e.value.body)["message"]
+    assert core_v1.read_namespaced_config_map("c", ns).data is None

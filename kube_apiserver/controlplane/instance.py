@@ -28,10 +28,12 @@ from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, Namespac
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
 from kube_apiserver.controlplane.bootstrap import BootstrapController
+from kube_apiserver.controlplane.crd_registration import CRD_GROUP_PRIORITY_MINIMUM
 from kube_apiserver.controlplane.service_rest import new_service_rest
 from kube_apiserver.controlplane.serviceaccounts import install_service_accounts
 from kube_apiserver.controlplane.system_priority_classes import HOOK_NAME as PRIORITY_CLASSES_HOOK
 from kube_apiserver.controlplane.system_priority_classes import bootstrap_system_priority_classes
+from kube_apiserver.endpoints.discovery import GroupInfo
 from kube_apiserver.endpoints.handlers import delete as delete_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
 from kube_apiserver.endpoints.handlers.scope import RequestScope
@@ -63,6 +65,20 @@ _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
 # kube-apiserver's --etcd-healthcheck-timeout and --etcd-readiness-timeout defaults.
 STORAGE_HEALTHCHECK_TIMEOUT = 2.0
 STORAGE_READINESS_TIMEOUT = 2.0
+
+
+def apiservice_order(group: GroupInfo) -> tuple[int, str]:
+    """Where a group stands in /apis: the aggregator lists groups in the order of their APIServices
+    (ByGroupPriorityMinimum: the highest groupPriorityMinimum first, then by APIService name,
+    <version>.<group>); a custom resource's group has the CRD registration's priority. The aggregator's
+    own group, which has no APIService, comes first."""
+    if group.name in AGGREGATOR_GROUPS:
+        return -(1 << 31), group.name
+    priority = max(
+        (GROUP_PRIORITY.get((group.name, v), (CRD_GROUP_PRIORITY_MINIMUM, 0))[0] for v in group.versions),
+        default=CRD_GROUP_PRIORITY_MINIMUM,
+    )
+    return -priority, min((f"{v}.{group.name}" for v in group.versions), default=group.name)
 
 
 def storage_probe(storage: Any, timeout: float) -> Check:
@@ -211,7 +227,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     )
 
     # Non-resource paths: discovery roots, version, metrics, health, the index.
-    for path, handler in discovery_handlers(aggregator, lambda: config.server_address).items():
+    for path, handler in discovery_handlers(aggregator, lambda: config.server_address, apiservice_order).items():
         aggregator.mux.handle(path, handler)
     kube.mux.handle("/version", _serve_version)
     aggregator.mux.handle("/metrics", serve_metrics)

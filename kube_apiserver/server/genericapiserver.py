@@ -160,8 +160,13 @@ class GenericAPIServer:
         return sorted(paths)
 
 
-def discovery_handlers(root: GenericAPIServer, server_address: Callable[[], str]) -> dict[str, Any]:
-    """/api and /apis, answered by the outermost server for the whole chain, legacy or aggregated."""
+def discovery_handlers(
+    root: GenericAPIServer,
+    server_address: Callable[[], str],
+    group_order: Callable[[discovery.GroupInfo], Any] | None = None,
+) -> dict[str, Any]:
+    """/api and /apis, answered by the outermost server for the whole chain, legacy or aggregated;
+    group_order: the sort key of the groups in /apis (the aggregator's APIService order)."""
 
     async def serve_api(req: Request) -> None:
         out = negotiation.negotiate(req.header("accept"), discovery=True)
@@ -175,6 +180,8 @@ def discovery_handlers(root: GenericAPIServer, server_address: Callable[[], str]
     async def serve_apis(req: Request) -> None:
         out = negotiation.negotiate(req.header("accept"), discovery=True)
         groups = [g for g in root.all_groups() if g.name]
+        if group_order is not None:
+            groups.sort(key=group_order)
         if out.form == "discovery":
             body = discovery.aggregated_discovery(groups, out.version)
             await send_bytes(req.send, 200, orjson.dumps(body), discovery.aggregated_content_type(out.version), _VARY)

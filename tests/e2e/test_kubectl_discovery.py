@@ -158,3 +158,14 @@ def test_kubectl_1_27_version_skew_warning(server):
     res = server.kubectl("version", version="1.27", check=False)
     assert "Server Version" in res.stdout
     assert "v1.33." in res.stdout
+
+
+def test_apis_lists_groups_in_apiservice_order(server):
+    # the aggregator's own group first, then by groupPriorityMinimum and APIService name: admissionregistration
+    # and apiextensions share 16700, so v1.admissionregistration.k8s.io sorts first
+    groups = [g["name"] for g in json.loads(server.kubectl("get", "--raw", "/apis").stdout)["groups"]]
+    builtin = [g for g in groups if g.endswith(".k8s.io") or "." not in g]
+    assert builtin[:3] == ["apiregistration.k8s.io", "apps", "events.k8s.io"]
+    i = builtin.index("admissionregistration.k8s.io")
+    assert builtin[i : i + 3] == ["admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io"]
+    assert builtin[-1] == "flowcontrol.apiserver.k8s.io"

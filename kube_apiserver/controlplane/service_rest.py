@@ -304,13 +304,17 @@ class ServiceREST(Store):
         *,
         dry_run: bool = False,
         subresource: str = "",
+        uid_precondition: str = "",
     ) -> tuple[StoredObject, bool]:
         if subresource:
-            return await super().update(namespace, name, obj, dry_run=dry_run, subresource=subresource)
+            return await super().update(
+                namespace, name, obj, dry_run=dry_run, subresource=subresource, uid_precondition=uid_precondition
+            )
 
         async def run() -> tuple[StoredObject, bool]:
             txn, result = await self._in_transaction(
-                dry_run, lambda: Store.update(self, namespace, name, obj, dry_run=dry_run)
+                dry_run,
+                lambda: Store.update(self, namespace, name, obj, dry_run=dry_run, uid_precondition=uid_precondition),
             )
             await self._finish(txn, result[0].obj)
             return result

@@ -70,6 +70,20 @@ def test_kubectl_certificate_approve_and_deny(server, version):
     assert 'status.conditions: Forbidden: updates may not add a condition of type "Approved"' in r.json()["message"]
     r = server.request("PUT", path, json=denied)
     assert r.status_code == 200 and [c["type"] for c in r.json()["status"]["conditions"]] == ["Denied"]
+    # a JSON patch through the approval subresource changes the conditions and nothing else
+    r = server.request(
+        "PATCH",
+        path + "/approval",
+        json=[
+            {"op": "replace", "path": "/status/conditions/0/message", "value": "patched"},
+            {"op": "replace", "path": "/spec/usages", "value": ["digital signature"]},
+        ],
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["status"]["conditions"][0]["message"] == "patched"
+    assert body["spec"]["usages"] == ["client auth"]
     server.kubectl("delete", "csr", approve, deny)
 
 

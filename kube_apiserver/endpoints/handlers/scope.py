@@ -75,15 +75,10 @@ def summarize_data(data: bytes, max_length: int = 30) -> str:
     return data[:max_length].hex() + more
 
 
-def transform_decode_error(
-    kind: str, body: bytes, detail: str, data_kind: str = "", data_version: str = ""
-) -> Exception:
-    """The 400 for a body that does not decode as kind (transformDecodeError): named by the kind the body
-    says it is when it got that far, else with a summary of the body."""
-    if data_kind:
-        return errors.new_bad_request(
-            f'{data_kind} in version "{data_version}" cannot be handled as a {kind}: {detail}'
-        )
+def transform_decode_error(kind: str, body: bytes, detail: str) -> Exception:
+    """The 400 for a body that did not decode far enough to say its kind (transformDecodeError), with a summary
+    of the body. (A body whose kind is known but whose fields do not fit is typed_decode's "<kind> in version
+    ... cannot be handled as a <kind>".)"""
     return errors.new_bad_request(
         f"the object provided is unrecognized (must be of type {kind}): {detail} ({summarize_data(body)})"
     )

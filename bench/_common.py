@@ -348,17 +348,33 @@ class Conn:
             return status, view[:n] if reuse else bytes(out)  # type: ignore[return-value]
         if b"transfer-encoding: chunked" not in head:
             raise ValueError(f"no framing in {head!r}")
-        parts = []
+        # chunked: each chunk's data is read straight into the body buffer, as a large body above
+        out = self.body_buf if reuse else bytearray()
+        got = 0
         while True:
             while (j := self.buf.find(b"\r\n")) < 0:
                 self._fill()
             size = int(bytes(self.buf[:j]).split(b";")[0], 16)
-            while len(self.buf) < j + 2 + size + 2:
+            del self.buf[: j + 2]
+            if size:
+                need = got + size
+                if len(out) < need:
+                    out.extend(bytes(max(need, 2 * len(out)) - len(out)))
+                with memoryview(out) as view:
+                    take = min(len(self.buf), size)
+                    view[got : got + take] = self.buf[:take]
+                    del self.buf[:take]
+                    got += take
+                    while got < need:
+                        k = self.sock.recv_into(view[got:need])
+                        if not k:
+                            raise ConnectionError("connection closed by the server")
+                        got += k
+            while len(self.buf) < 2:  # the CRLF after the chunk's data (or after the last, empty chunk)
                 self._fill()
-            parts.append(bytes(self.buf[j + 2 : j + 2 + size]))
-            del self.buf[: j + 2 + size + 2]
-            if size == 0:
-                return status, b"".join(parts)
+            del self.buf[:2]
+            if not size:
+                return status, memoryview(out)[:got] if reuse else bytes(out[:got])  # type: ignore[return-value]
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

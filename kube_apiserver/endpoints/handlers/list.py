@@ -204,10 +204,11 @@ async def list_resource(scope: RequestScope) -> None:
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
         if spec.custom or not result.items:  # custom resources' items keep their kind and apiVersion
-            await send_json_around(send, head[:-1] + b',"items":[', list(map(_RAW, result.items)), b"]}")
+            await send_json_around(send, head[:-1] + b',"items":[', result.items, b"]}", encoded=_RAW)
         else:  # as a typed list: items without kind and apiVersion, each opened by the separator
-            tails = list(map(_ITEM_TAIL, result.items))
-            await send_json_around(send, head[:-1] + b',"items":[{', tails, b"]}", separator=b",{")
+            await send_json_around(
+                send, head[:-1] + b',"items":[{', result.items, b"]}", separator=b",{", encoded=_ITEM_TAIL
+            )
         return
     objects = [i.obj for i in result.items]
     if out.form == "table":

@@ -58,6 +58,8 @@ class APIGroupVersion:
         warning.set_recorder(req.add_warning)
         spec = res.spec
         verb = info.verb
+        if spec.deprecated_in and not info.subresource:
+            req.add_warning(spec.deprecation_warning())
         if info.subresource:
             handler = res.extra.get((info.subresource, verb))
             if handler is None and info.subresource in _STORE_SUBRESOURCES and spec.subresource(info.subresource):

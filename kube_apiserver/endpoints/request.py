@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qs
 
 import orjson
 
-from kube_apiserver.runtime.errors import StatusError, new_request_entity_too_large
+from kube_apiserver.runtime.errors import StatusError, new_bad_request, new_request_entity_too_large
+
+_INT64 = re.compile(r"[+-]?[0-9]+")  # what strconv.ParseInt(s, 10, 64) reads, before its range check
 
 # kube-apiserver's limit on request bodies (MaxRequestBodyBytes).
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
@@ -73,6 +76,26 @@ class Request:
 
     def params(self, name: str) -> list[str]:
         return self.query.get(name, [])
+
+    def flag(self, name: str) -> bool:
+        """A boolean query parameter as kube decodes one (Convert_Slice_string_To_bool): false when absent,
+        "0" or "false" in any case; anything else is true, an empty value (?watch) too."""
+        values = self.query.get(name)
+        return bool(values) and values[0] != "0" and values[0].lower() != "false"
+
+    def int64(self, name: str) -> int | None:
+        """An integer query parameter (Convert_Slice_string_To_int64), None when absent; a value that
+        strconv.ParseInt refuses (an empty one too) is a 400 with its words."""
+        values = self.query.get(name)
+        if not values:
+            return None
+        value = values[0]
+        if not _INT64.fullmatch(value):
+            raise new_bad_request(f'strconv.ParseInt: parsing "{value}": invalid syntax')
+        n = int(value)
+        if not -(2**63) <= n < 2**63:
+            raise new_bad_request(f'strconv.ParseInt: parsing "{value}": value out of range')
+        return n
 
     def header(self, name: str, default: str = "") -> str:
         return self.headers.get(name, default)

@@ -86,7 +86,7 @@ def _parse(req: Request) -> RequestInfo:
         info.subresource = rest[2]  # for pods/proxy/<path>, what follows is the proxied path
     if not info.name:
         if info.verb == "get":
-            info.verb = "watch" if _is_true(req.param("watch")) else "list"
+            info.verb = "watch" if req.flag("watch") else "list"
         elif info.verb == "delete":
             info.verb = "deletecollection"
     if info.verb in ("list", "watch"):
@@ -99,7 +99,3 @@ def _parse(req: Request) -> RequestInfo:
             if name:
                 info.name = name
     return info
-
-
-def _is_true(value: str) -> bool:
-    return value.lower() in ("true", "1")

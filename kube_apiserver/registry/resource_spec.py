@@ -74,6 +74,11 @@ class ResourceSpec:
     # A custom resource (served from a CRD): its objects are maps, not Go structs, so kube-apiserver writes
     # their keys sorted (apiVersion before kind).
     custom: bool = False
+    # A deprecated API (prerelease-lifecycle-gen's APILifecycleDeprecated/Replacement): the release that
+    # deprecated it ("1.33") and what replaces it ("discovery.k8s.io/v1 EndpointSlice"); every request to
+    # it gets deprecation_warning() as a Warning header.
+    deprecated_in: str = ""
+    replacement: str = ""
 
     @property
     def group_version(self) -> str:
@@ -91,6 +96,11 @@ class ResourceSpec:
     def persisted(self) -> bool:
         """Virtual resources (reviews, bindings) only take create and store nothing."""
         return "get" in self.verbs or "list" in self.verbs
+
+    def deprecation_warning(self) -> str:
+        """deprecation.WarningMessage: '<group/version> <Kind> is deprecated in v<release>+[; use <replacement>]'."""
+        text = f"{self.group_version} {self.kind} is deprecated in v{self.deprecated_in}+"
+        return f"{text}; use {self.replacement}" if self.replacement else text
 
     def subresource(self, name: str) -> SubresourceSpec | None:
         for sub in self.subresources:

@@ -504,11 +504,50 @@ def test_watch_without_initial_events_starts_at_the_current_revision(server, ns)
     assert events[0]["object"]["metadata"]["name"].startswith("after-"), events
 
 
-def test_numbers_in_the_query_are_ascii_digits(server, ns):
-    # "²" passes str.isdigit() but is no number; "٣" is a digit of another script: both are refused.
-    for param, text in (("limit", "invalid limit"), ("timeoutSeconds", "invalid timeoutSeconds")):
-        for value in ("\u00b2", "\u0663"):
-            query = f"{param}={value}" + ("&watch=1" if param == "timeoutSeconds" else "")
-            r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?{query}")
-            assert r.status_code == 400, (query, r.text)
-            assert r.json()["message"] == f'{text} "{value}"'
+def test_numbers_in_the_query_are_go_int64s(server, ns):
+    """limit and timeoutSeconds are decoded as ListOptions (strconv.ParseInt) for a list and a watch alike: a
+    value it refuses is a 400 with its words. "²" passes str.isdigit() but is no number; "٣" is a digit of
+    another script; an empty value is no number either."""
+    cases = [
+        ("\u00b2", "invalid syntax"),
+        ("\u0663", "invalid syntax"),
+        ("abc", "invalid syntax"),
+        ("", "invalid syntax"),
+    ]
+    cases.append(("9223372036854775808", "value out of range"))
+    for param in ("limit", "timeoutSeconds"):
+        for watch in ("", "&watch=1"):
+            for value, why in cases:
+                r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?{param}={value}{watch}")
+                assert r.status_code == 400, (param, value, watch, r.text)
+                assert r.json()["message"] == f'strconv.ParseInt: parsing "{value}": {why}'
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?limit=%2B1&timeoutSeconds=-5")
+    assert r.status_code == 200 and r.json()["kind"] == "ConfigMapList"
+
+
+def test_boolean_query_parameters_as_kube_decodes_them(server, ns):
+    """watch, allowWatchBookmarks and sendInitialEvents are false only when absent, "0" or "false" (any case):
+    ?watch with no value is a watch, as in kube-apiserver."""
+    server.request(
+        "POST", f"/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "flags"}, "data": {"a": "b"}}
+    )
+    base = f"/api/v1/namespaces/{ns}/configmaps"
+    for query in ("watch", "watch=1", "watch=yes", "watch=TRUE"):
+        r = server.request("GET", f"{base}?{query}&timeoutSeconds=1")
+        assert r.status_code == 200, (query, r.text)
+        first = r.text.splitlines()[0]
+        assert '"type":"ADDED"' in first, (query, first)
+    for query in ("watch=0", "watch=false", "watch=False"):
+        r = server.request("GET", f"{base}?{query}")
+        assert r.json()["kind"] == "ConfigMapList", query
+    # sendInitialEvents with an empty value is true, and so needs allowWatchBookmarks (also true when empty)
+    r = server.request("GET", f"{base}?watch&sendInitialEvents&resourceVersionMatch=NotOlderThan&timeoutSeconds=1")
+    assert r.status_code == 422, r.text
+    assert r.json()["details"]["causes"][0]["field"] == "allowWatchBookmarks"
+    r = server.request(
+        "GET",
+        f"{base}?watch&sendInitialEvents&allowWatchBookmarks&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
+    )
+    lines = [json.loads(x) for x in r.text.splitlines()]
+    assert [e["type"] for e in lines][:2] == ["ADDED", "BOOKMARK"], lines
+    assert lines[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}

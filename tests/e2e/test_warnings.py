@@ -67,3 +67,26 @@ def test_workload_template_warnings_carry_the_template_path(server, ns):
 def test_no_warnings_for_a_plain_pod(server, ns):
     res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(_pod("plain")))
     assert "Warning" not in res.stderr, res.stderr
+
+
+def test_deprecated_apis_warn_on_every_request(server, ns):
+    """v1 Endpoints (deprecated in 1.33, replaced by EndpointSlice) and v1 ComponentStatus (1.19, no
+    replacement) answer every request with deprecation.WarningMessage's text, as kubectl prints it; a
+    resource that is not deprecated gets none."""
+    ep_warning = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"
+    ep = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"}}
+    for args in (
+        ("create", "-f", "-"),
+        ("get", "endpoints"),
+        ("get", "endpoints", "ep", "-o", "yaml"),
+        ("label", "endpoints", "ep", "a=b"),
+        ("delete", "endpoints", "ep"),
+    ):
+        res = server.kubectl("-n", ns, *args, input=yaml.safe_dump(ep) if args[0] == "create" else None)
+        assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [ep_warning], args
+    res = server.kubectl("get", "componentstatuses")
+    assert "Warning: v1 ComponentStatus is deprecated in v1.19+" in res.stderr.splitlines()
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/endpoints?watch=1&timeoutSeconds=1")
+    assert r.headers["Warning"] == '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
+    res = server.kubectl("-n", ns, "get", "endpointslices,configmaps")
+    assert "Warning" not in res.stderr

@@ -106,29 +106,13 @@ def is_upgrade_request(req: Request) -> bool:
 # --- pods/log ---
 
 
-def _int64_param(req: Request, name: str) -> int | None:
-    values = req.params(name)
-    if not values:
-        return None
-    try:
-        return int(values[0], 10)
-    except ValueError:
-        raise errors.new_bad_request(f'strconv.ParseInt: parsing "{values[0]}": invalid syntax') from None
-
-
-def _bool_param(req: Request, name: str) -> bool:
-    """Convert_Slice_string_To_bool: anything but "", "0" and "false" is true."""
-    values = req.params(name)
-    return bool(values) and values[0] not in ("0", "") and values[0].lower() != "false"
-
-
 def validate_pod_log_options(req: Request) -> list[StatusCause]:
     """ValidatePodLogOptions."""
     causes = []
     tail, limit, since = (
-        _int64_param(req, "tailLines"),
-        _int64_param(req, "limitBytes"),
-        _int64_param(req, "sinceSeconds"),
+        req.int64("tailLines"),
+        req.int64("limitBytes"),
+        req.int64("sinceSeconds"),
     )
     if tail is not None and tail < 0:
         causes.append(errors.field_invalid("tailLines", tail, "must be greater than or equal to 0"))
@@ -144,7 +128,7 @@ def validate_pod_log_options(req: Request) -> list[StatusCause]:
 def _log_query(req: Request) -> str:
     params: list[tuple[str, str]] = []
     for flag in ("follow", "previous", "timestamps"):
-        if _bool_param(req, flag):
+        if req.flag(flag):
             params.append((flag, "true"))
     for key in ("sinceSeconds", "sinceTime", "tailLines", "limitBytes"):
         if req.params(key):

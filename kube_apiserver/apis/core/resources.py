@@ -77,6 +77,7 @@ RESOURCES: list[ResourceSpec] = [
         verbs=("get", "list"),
         short_names=("cs",),
         printer=COMPONENT_STATUS_PRINTER,
+        deprecated_in="1.19",
     ),
     ResourceSpec(GROUP, VERSION, "configmaps", "ConfigMap", True, short_names=("cm",), printer=CONFIG_MAP_PRINTER),
     ResourceSpec(
@@ -88,6 +89,8 @@ RESOURCES: list[ResourceSpec] = [
         singular="endpoints",
         short_names=("ep",),
         printer=ENDPOINTS_PRINTER,
+        deprecated_in="1.33",
+        replacement="discovery.k8s.io/v1 EndpointSlice",
     ),
     ResourceSpec(
         GROUP,

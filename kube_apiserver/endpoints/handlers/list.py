@@ -30,11 +30,14 @@ CONTINUE_EXPIRED = (
 
 
 def validate_list_options(req: Request, watch: bool) -> None:
-    """ValidateListOptions, and validateWatchOptions for a watch: every violation, in one 422 on ListOptions."""
+    """ValidateListOptions, and validateWatchOptions for a watch: every violation, in one 422 on ListOptions.
+    Before that the numbers are decoded, for a list and a watch alike: one that is no int64 is a 400."""
+    req.int64("limit")
+    req.int64("timeoutSeconds")
     rv = req.param("resourceVersion")
     match = req.param("resourceVersionMatch")
     cont = req.param("continue")
-    initial = req.param("sendInitialEvents") != ""  # any value: upstream checks the pointer, not the bool
+    initial = "sendInitialEvents" in req.query  # any value: upstream checks the pointer, not the bool
     forbidden = errors.field_forbidden
     causes = []
     if watch:
@@ -138,12 +141,7 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
     rv_text = req.param("resourceVersion")
     match = req.param("resourceVersionMatch")
     token = req.param("continue")
-    limit_text = req.param("limit")
-    limit = 0
-    if limit_text:
-        if not (limit_text.isascii() and limit_text.lstrip("-").isdigit()):
-            raise errors.new_bad_request(f'invalid limit "{limit_text}"')
-        limit = max(int(limit_text), 0)
+    limit = max(req.int64("limit") or 0, 0)
     validate_list_options(req, watch=False)
     if token and rv_text and rv_text != "0":  # the storage layer's check (ListReadConsistency): a 400
         raise errors.new_bad_request("specifying resource version is not allowed when using continue")

@@ -85,9 +85,9 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     req = scope.req
     rv_text = req.param("resourceVersion")
     rv = parse_resource_version(rv_text)
-    bookmarks = req.param("allowWatchBookmarks").lower() == "true"
-    initial_param = req.param("sendInitialEvents")
-    send_initial = initial_param.lower() == "true"
+    bookmarks = req.flag("allowWatchBookmarks")
+    initial_param = "sendInitialEvents" in req.query  # a *bool upstream: given or not, then true or false
+    send_initial = req.flag("sendInitialEvents")
     validate_list_options(req, watch=True)
     if initial_param:
         if send_initial and not bookmarks:
@@ -101,12 +101,10 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
                     )
                 ],
             )
-    timeout_text = req.param("timeoutSeconds")
-    if timeout_text:
-        if not (timeout_text.isascii() and timeout_text.isdigit()):
-            raise errors.new_bad_request(f'invalid timeoutSeconds "{timeout_text}"')
-        timeout = float(timeout_text)
-    else:
+    timeout_seconds = req.int64("timeoutSeconds")
+    if timeout_seconds:  # a negative one ends the watch at once, as its timer would in kube
+        timeout = float(max(timeout_seconds, 0))
+    else:  # none or 0
         timeout = MIN_REQUEST_TIMEOUT * (1 + random.random())
     predicate = selection(scope)
     cacher = scope.store.storage

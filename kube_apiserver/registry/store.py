@@ -66,9 +66,29 @@ def _not_stored(obj: dict[str, Any], key: str) -> StoredObject:
     return StoredObject(obj, orjson.dumps(obj), 0, key)
 
 
+# The storages whose DELETE answers with the object as it was deleted rather than a Status (their Store's
+# ReturnDeletedObject), by (group, resource).
+RETURN_DELETED_OBJECT = frozenset(
+    {
+        ("", "persistentvolumeclaims"),
+        ("", "persistentvolumes"),
+        ("", "pods"),
+        ("", "podtemplates"),
+        ("", "resourcequotas"),
+        ("", "serviceaccounts"),
+        ("", "services"),
+        ("storage.k8s.io", "csidrivers"),
+        ("storage.k8s.io", "csinodes"),
+        ("storage.k8s.io", "storageclasses"),
+        ("storage.k8s.io", "volumeattachments"),
+    }
+)
+
+
 class Store:
     def __init__(self, spec: ResourceSpec, storage: Cacher | VersionedStorage, strategy: RESTStrategy) -> None:
         self.spec = spec
+        self.return_deleted_object = (spec.group, spec.resource) in RETURN_DELETED_OBJECT
         self.storage = storage
         self.strategy = strategy
         self.prefix = storage.prefix
@@ -440,15 +460,29 @@ class Store:
             if options.preconditions is not None:
                 options.preconditions.check(key, current.obj)
             grace = self.strategy.check_graceful_delete(current.obj, options.grace_period_seconds)
-            pending = self.strategy.has_finalizers(current.obj) or grace
-            if pending:
+            meta = current.obj.get("metadata") or {}
+            if grace is not None and meta.get("deletionTimestamp") and not meta.get("deletionGracePeriodSeconds"):
+                # BeforeDelete: marked with no grace period left, by a delete that failed between its mark and
+                # its removal; it goes now
+                grace = None
+            if self.strategy.has_finalizers(current.obj) or grace:
                 return DeleteResult(await self._mark_deleting(key, grace or 0, options), False)
+            last, preconditions = current.obj, options.preconditions
+            if grace == 0:
+                # A graceful kind deleted at once (a pod never scheduled, a forced delete) is marked first, as
+                # BeforeDelete does (deletionTimestamp now, grace 0, generation + 1): its watchers see that
+                # MODIFIED event before the DELETED one, and the answer is the marked object.
+                last = await self._mark_deleting(key, 0, options)
+                if preconditions is not None and preconditions.resource_version is not None:
+                    # the mark made a new resourceVersion: the removal is conditional on it instead
+                    rv = (last.get("metadata") or {}).get("resourceVersion")
+                    preconditions = Preconditions(uid=preconditions.uid, resource_version=rv)
             if options.dry_run:
-                return DeleteResult(current.obj, True)
-            gone = await self.storage.delete(key, preconditions=options.preconditions)
+                return DeleteResult(last, True)
+            gone = await self.storage.delete(key, preconditions=preconditions)
         except serrors.StorageError as e:
             raise self._interpret(e, name) from None
-        self._notify(current.obj, None)
+        self._notify(last, None)
         return DeleteResult(gone.obj, True)
 
     async def _mark_deleting(self, key: str, grace: int, options: DeleteOptions) -> dict[str, Any]:

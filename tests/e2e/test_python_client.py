@@ -409,6 +409,64 @@ def test_generation_increments_on_spec_change_only(apps_v1, ns):
     assert out.metadata.generation == 3
 
 
+def _pod(name: str, node: str = "") -> client.V1Pod:
+    spec = client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")], node_name=node or None)
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name), spec=spec)
+
+
+def test_pod_generation_follows_the_spec(core_v1, ns):
+    """Since 1.33 (KEP-5067, ungated) a pod's metadata.generation is 1 on create and moves with its spec only."""
+    pod = core_v1.create_namespaced_pod(ns, _pod("gen"))
+    assert pod.metadata.generation == 1
+    out = core_v1.patch_namespaced_pod("gen", ns, {"metadata": {"labels": {"a": "b"}}})
+    assert out.metadata.generation == 1
+    out = core_v1.patch_namespaced_pod("gen", ns, {"spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}})
+    assert out.metadata.generation == 2
+    out = core_v1.patch_namespaced_pod_status("gen", ns, {"status": {"phase": "Running"}})
+    assert out.metadata.generation == 2
+
+
+def test_pod_deleted_at_once_is_marked_first_and_returned(core_v1, ns):
+    """A pod never scheduled goes at once, but as BeforeDelete does it: first marked (deletionTimestamp,
+    deletionGracePeriodSeconds 0, generation + 1), which watchers see as MODIFIED, then removed; the DELETE
+    answers with that Pod (the pod store's ReturnDeletedObject), not a Status."""
+    created = core_v1.create_namespaced_pod(ns, _pod("once"))
+    events: list = []
+    w = watch.Watch()
+    stream = w.stream(
+        core_v1.list_namespaced_pod, ns, resource_version=created.metadata.resource_version, timeout_seconds=10
+    )
+    t = threading.Thread(target=_collect, args=(stream, events, lambda e: e[-1][0] == "DELETED"), daemon=True)
+    t.start()
+    time.sleep(0.3)
+    deleted = json.loads(core_v1.delete_namespaced_pod("once", ns, _preload_content=False).data)
+    assert deleted["kind"] == "Pod" and deleted["metadata"]["name"] == "once"
+    assert deleted["metadata"]["deletionGracePeriodSeconds"] == 0 and deleted["metadata"]["deletionTimestamp"]
+    assert deleted["metadata"]["generation"] == 2
+    t.join(10)
+    w.stop()
+    assert [e[0] for e in events] == ["MODIFIED", "DELETED"], events
+    marked = events[0][1]["metadata"]
+    assert marked["deletionGracePeriodSeconds"] == 0 and marked["generation"] == 2
+    assert events[1][1] == deleted  # the same object, at the revision of its removal
+
+
+def test_forced_delete_of_a_terminating_pod(core_v1, ns):
+    """A scheduled pod waits out its grace period; a delete with gracePeriodSeconds=0 (kubectl delete --force)
+    shortens it and removes the pod at once, even with a resourceVersion precondition of the pod as it was."""
+    core_v1.create_namespaced_pod(ns, _pod("slow", node="node-a"))
+    marked = core_v1.delete_namespaced_pod("slow", ns)
+    assert marked.metadata.deletion_grace_period_seconds == 30 and marked.metadata.generation == 2
+    rv = core_v1.read_namespaced_pod("slow", ns).metadata.resource_version
+    gone = core_v1.delete_namespaced_pod(
+        "slow", ns, grace_period_seconds=0, body=client.V1DeleteOptions(preconditions={"resourceVersion": rv})
+    )
+    assert gone.kind == "Pod" and gone.metadata.deletion_grace_period_seconds == 0
+    with pytest.raises(ApiException) as exc:
+        core_v1.read_namespaced_pod("slow", ns)
+    assert exc.value.status == 404
+
+
 def test_finalizers(core_v1, ns):
     core_v1.create_namespaced_config_map(ns, cm("fin", finalizers=["e2e.example.com/hold"]))
     # The object remains, marked for deletion, and the delete answers with the object itself.

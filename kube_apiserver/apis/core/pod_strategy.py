@@ -1,4 +1,4 @@
-"""Pod strategy: graceful deletion (a pod never scheduled, or finished, goes at once)."""
+"""Pod strategy: graceful deletion (a pod never scheduled, or finished, goes at once), the generation."""
 
 from __future__ import annotations
 
@@ -13,16 +13,20 @@ class PodStrategy(RESTStrategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
         obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj)}
-        (obj.get("metadata") or {}).pop("generation", None)
+        # metadata.generation is 1 (set by the base strategy) and moves with the spec: since 1.33, ungated
+        # (KEP-5067), so controllers and the kubelet can tell which spec a status answers
 
     def check_graceful_delete(self, obj: dict[str, Any], grace_period: int | None) -> int | None:
+        """CheckGracefulDelete: a pod always goes gracefully, after the period the options give, else its
+        terminationGracePeriodSeconds; one never scheduled or already finished after 0 s (marked, then removed
+        at once); a negative period is 1 s."""
         spec = obj.get("spec") or {}
         phase = (obj.get("status") or {}).get("phase")
-        if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
-            return None
         if grace_period is None:
             grace_period = spec.get("terminationGracePeriodSeconds", DEFAULT_GRACE_PERIOD)
-        return grace_period or None
+        if not isinstance(grace_period, int) or not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+            grace_period = 0
+        return 1 if grace_period < 0 else grace_period
 
 
 def _qos_class(pod: dict[str, Any]) -> str:

@@ -63,7 +63,7 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
 async def delete_resource(scope: RequestScope) -> None:
     opts = await delete_options(scope)
     result = await scope.store.delete(scope.namespace, scope.info.name, opts)
-    if result.deleted:
+    if result.deleted and not scope.store.return_deleted_object:
         meta = result.obj.get("metadata") or {}
         await write_object_status(scope, status_success(scope.spec, meta.get("name", ""), meta.get("uid", "")))
     else:

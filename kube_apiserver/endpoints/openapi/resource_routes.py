@@ -27,23 +27,8 @@ from kube_apiserver.endpoints.openapi.routes import (
     tag_for,
 )
 from kube_apiserver.registry.resource_spec import ResourceSpec, SubresourceSpec
+from kube_apiserver.registry.store import RETURN_DELETED_OBJECT
 
-# Storages that answer DELETE with the deleted object rather than a Status (ReturnDeletedObject).
-_DELETE_RETURNS_OBJECT = frozenset(
-    {
-        ("", "persistentvolumeclaims"),
-        ("", "persistentvolumes"),
-        ("", "pods"),
-        ("", "podtemplates"),
-        ("", "resourcequotas"),
-        ("", "serviceaccounts"),
-        ("", "services"),
-        ("storage.k8s.io", "csidrivers"),
-        ("storage.k8s.io", "csinodes"),
-        ("storage.k8s.io", "storageclasses"),
-        ("storage.k8s.io", "volumeattachments"),
-    }
-)
 _PROXY_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 _CONNECT = {"exec": P.EXEC, "attach": P.ATTACH, "portforward": P.PORTFORWARD}
 _CONNECT_OPTIONS = {"Pod": "PodProxyOptions", "Node": "NodeProxyOptions", "Service": "ServiceProxyOptions"}
@@ -177,7 +162,7 @@ class _Builder:
                 ),
             )
         if "delete" in verbs:
-            deleted = obj if (self.g, s.resource) in _DELETE_RETURNS_OBJECT else STATUS
+            deleted = obj if (self.g, s.resource) in RETURN_DELETED_OBJECT else STATUS
             self.add(
                 item,
                 self.op(

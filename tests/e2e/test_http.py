@@ -459,8 +459,10 @@ def test_get_list_resource_versions(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)
     assert r.status_code == 504, r.text
     assert r.json()["reason"] == "Timeout"
-    # The same for one object, and for a watch from there, whatever the size of the number.
-    for query in (f"/rv?resourceVersion={future}", f"?watch=1&resourceVersion={future}"):
+    # The same for one object, and for a watch that starts with the state from there, whatever the size of
+    # the number (a plain watch from there waits for what comes: test_watch_from_a_future_resource_version).
+    watch_list = "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+    for query in (f"/rv?resourceVersion={future}", f"{watch_list}&resourceVersion={future}"):
         r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{query}", timeout=15)
         assert r.status_code == 504, (query, r.text)
         assert r.headers["retry-after"] == "1"
@@ -475,6 +477,35 @@ def test_get_list_resource_versions(server, ns):
             r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{query}", timeout=15)
             assert r.status_code == 400, (query, r.text)
             assert r.json()["message"] == f'invalid resource version "{rv}"', r.text
+
+
+def test_watch_from_a_future_resource_version(server, ns):
+    """A plain watch from a resourceVersion the server has not reached is answered at once (200, no 504) and
+    gets the events after that resourceVersion only, as kube's cacheWatcher sends them; no bookmark from
+    before it either."""
+    rv = int(post_cm(server, ns, "base").json()["metadata"]["resourceVersion"])
+    target = rv + 3
+    created: list[tuple[str, int]] = []
+    stop = threading.Event()
+
+    def keep_creating() -> None:
+        n = 0
+        while not stop.wait(0.1) and n < 100:
+            r = post_cm(server, ns, f"next-{n}")
+            created.append((f"next-{n}", int(r.json()["metadata"]["resourceVersion"])))
+            n += 1
+
+    writer = threading.Thread(target=keep_creating, daemon=True)
+    writer.start()
+    try:
+        path = f"/api/v1/namespaces/{ns}/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion={target}"
+        events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "ADDED")
+    finally:
+        stop.set()
+        writer.join(10)
+    assert [e["type"] for e in events] == ["ADDED"], events
+    first = next(name for name, v in created if v > target)
+    assert events[0]["object"]["metadata"]["name"] == first, (events, created, target)
 
 
 def test_watch_without_initial_events_starts_at_the_current_revision(server, ns):

@@ -166,17 +166,23 @@ def test_wait_until_timeout_raises_too_large(cacher_backend):
     run(cacher_backend, body)
 
 
-def test_start_watch_at_future_revision_times_out(cacher_backend, monkeypatch):
-    from kube_apiserver.storage.cacher.cacher import Cacher
-
-    # start_watch waits with the default timeout (FRESHNESS_TIMEOUT, bound at import): shorten it
-    monkeypatch.setattr(Cacher.wait_until, "__defaults__", (0.2,))
+def test_start_watch_at_future_revision_gets_what_follows_it(cacher_backend):
+    """A watch from a revision not reached yet starts at once (no wait, no error) and gets only the events
+    after that revision (cacheWatcher.process)."""
 
     async def body(c):
         cur = await c.current_revision()
-        with pytest.raises(TooLargeResourceVersionError):
-            await c.start_watch(PREFIX, cur + 50)
-        assert not c.watchers
+        watcher, initial = await asyncio.wait_for(c.start_watch(PREFIX, cur + 2), 1)
+        assert initial == [] and watcher in c.watchers
+        for name in ("a", "b", "c", "d"):
+            await c.create(key(name), thing(name))
+        await asyncio.sleep(0.05)
+        got = []
+        while not watcher.queue.empty():
+            got.append(watcher.queue.get_nowait())
+        assert [(e.type, e.key) for e in got] == [("ADDED", key("c")), ("ADDED", key("d"))]
+        assert all(e.revision > cur + 2 for e in got)
+        watcher.stop()
 
     run(cacher_backend, body)
 

@@ -113,7 +113,9 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     from_state = send_initial or (rv_text in ("", "0") and not initial_param)
     if rv_text == "":
         await cacher.wait_fresh()
-    elif rv:
+    elif rv and send_initial:
+        # only a watch that starts with the state waits for the cache to reach its resourceVersion
+        # (waitUntilWatchCacheFreshAndForceAllEvents); any other gets the events after it, when they come
         await scope.store.wait_until(rv)
     if not from_state and not rv:  # sendInitialEvents=false from "" or "0": start at the current revision
         rv = cacher.revision
@@ -269,8 +271,12 @@ async def _stream(
                 except TimeoutError:
                     now = time.monotonic()
                     if next_bookmark is not None and next_bookmark <= now < deadline:
-                        # after every event already queued: a bookmark promises nothing older follows
+                        # after every event already queued: a bookmark promises nothing older follows; none
+                        # while the cache is short of the resourceVersion the watch started from
                         await delivery.send_pending(send)
+                        if cacher.revision < watcher.min_revision:
+                            next_bookmark = next_bookmark_time(time.monotonic(), deadline)
+                            continue
                         await send(
                             {"type": "http.response.body", "body": server.bookmark(cacher.revision), "more_body": True}
                         )

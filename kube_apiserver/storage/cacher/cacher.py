@@ -111,6 +111,9 @@ class CacheWatcher:
         self.sink: Sink | None = None
         self.closed = False
         self.overflowed = False
+        # A watch from a resourceVersion the cache has not reached yet gets only the events after it
+        # (cacheWatcher.process: "only send events newer than resourceVersion").
+        self.min_revision = 0
 
     def attach(self, sink: Sink) -> None:
         """From now on hand the events to sink instead of the queue; what is queued goes to it first. The
@@ -120,7 +123,7 @@ class CacheWatcher:
         self.sink = sink
 
     def offer(self, ev: CacheEvent) -> None:
-        if self.closed or not ev.key.startswith(self.prefix):
+        if self.closed or not ev.key.startswith(self.prefix) or ev.revision <= self.min_revision:
             return
         if self.converter is not None:
             ev = self.converter.event(ev)  # selectors see the object in the version the client reads
@@ -412,12 +415,15 @@ class Cacher:
         converter: VersionConverter | None = None,
     ) -> tuple[CacheWatcher, list[CacheEvent]]:
         """Register a watcher. revision None: start with the current state as ADDED events (rv "" or "0");
-        otherwise replay the window after revision. Returns the watcher and its initial events; with a
-        converter, every event is in the converter's version."""
+        otherwise replay the window after revision; a revision not reached yet is not waited for, its
+        watcher gets what comes after it. Returns the watcher and its initial events; with a converter,
+        every event is in the converter's version."""
         await self._ready.wait()
-        if revision is not None and revision > self.revision:
-            await self.wait_until(revision)
+        if self.failure is not None:
+            raise self.failure
         watcher = CacheWatcher(self, prefix, predicate, converter)
+        if revision is not None and revision > self.revision:
+            watcher.min_revision = revision
         initial: list[CacheEvent] = []
         if revision is None:
             for item in self.list_cached(prefix, ListOptions(predicate=predicate), converter).items:

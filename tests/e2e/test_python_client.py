@@ -152,6 +152,14 @@ def test_pagination_is_consistent(core_v1, ns):
     now = names(core_v1.list_namespaced_config_map(ns).items)
     assert "page-05a" in now and "page-07" not in now
 
+    # A page at a resourceVersion, with no resourceVersionMatch, is the list at exactly that version (the legacy
+    # semantics of limit), not at a newer one as the whole list at that resourceVersion would be.
+    at = core_v1.list_namespaced_config_map(ns, limit=100, resource_version=snapshot_rv)
+    assert at.metadata.resource_version == snapshot_rv
+    assert "page-07" in names(at.items) and "page-05a" not in names(at.items)
+    whole = core_v1.list_namespaced_config_map(ns, resource_version=snapshot_rv)  # NotOlderThan
+    assert "page-05a" in names(whole.items) and "page-07" not in names(whole.items)
+
 
 def test_pagination_bad_continue_token(core_v1, ns):
     with pytest.raises(ApiException) as exc:

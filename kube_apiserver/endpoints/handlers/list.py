@@ -166,7 +166,9 @@ async def list_items(scope: RequestScope, predicate: Predicate | None) -> tuple[
                     err = errors.new_resource_expired(CONTINUE_EXPIRED)
                     err.list_continue = encode_continue(-1, start)
                     raise err from None
-        elif match == "Exact":
+        elif match == "Exact" or (not match and limit and rv):
+            # a page of a list at a resourceVersion with no resourceVersionMatch is Exact too (the legacy
+            # semantics of limit with resourceVersion), not NotOlderThan as the whole list would be
             opts.revision = rv
             result = await cacher.get_list(prefix, opts)
         else:

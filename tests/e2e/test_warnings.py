@@ -3,6 +3,8 @@ volume plugins, entries that apply would drop), as kubectl prints them."""
 
 from __future__ import annotations
 
+import json
+
 import yaml
 
 
@@ -90,3 +92,31 @@ def test_deprecated_apis_warn_on_every_request(server, ns):
     assert r.headers["Warning"] == '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
     res = server.kubectl("-n", ns, "get", "endpointslices,configmaps")
     assert "Warning" not in res.stderr
+
+
+def test_duplicate_owner_references_are_dropped_with_a_warning(server, ns):
+    """dedupOwnerReferencesAndAddWarning: a repeated ownerReference (same uid and fields) is dropped, with
+    kube's warning; one that shares the uid but differs is kept. A patch gets the after-admission wording."""
+    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "11111111-1111-1111-1111-111111111111"}
+    other = dict(owner, name="renamed")
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "owned", "ownerReferences": [owner, owner, other, owner]},
+    }
+    res = server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=yaml.safe_dump(cm))
+    assert json.loads(res.stdout)["metadata"]["ownerReferences"] == [owner, other]
+    dups = f"{owner['uid']}, {owner['uid']}"
+    assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [
+        "Warning: .metadata.ownerReferences contains duplicate entries; API server dedups owner references in "
+        "1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) "
+        f"observed: {dups}"
+    ]
+    patch = json.dumps({"metadata": {"ownerReferences": [owner, owner]}})
+    res = server.kubectl("-n", ns, "patch", "configmap", "owned", "--type=merge", "-p", patch, "-o", "json")
+    assert json.loads(res.stdout)["metadata"]["ownerReferences"] == [owner]
+    assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [
+        "Warning: .metadata.ownerReferences contains duplicate entries after mutating admission happens; API "
+        "server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix "
+        f"your requests; duplicate UID(s) observed: {owner['uid']}"
+    ]

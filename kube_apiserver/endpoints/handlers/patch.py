@@ -17,7 +17,7 @@ import orjson
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
-from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, dedup_owner_references, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import max_depth_message, nesting_exceeds
@@ -221,6 +221,7 @@ async def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
         out = patch(obj)
         if isinstance(out, dict):
             typed_decode(scope.req, out, spec.group, spec.version, spec.kind, body, media, directive, patched=True)
+            dedup_owner_references(out, after_mutating_admission=True)
         return out
 
     return apply_typed

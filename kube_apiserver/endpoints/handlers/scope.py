@@ -12,6 +12,7 @@ from kube_apiserver.endpoints.handlers.fieldvalidation import typed_decode
 from kube_apiserver.endpoints.request import Request, send_bytes
 from kube_apiserver.endpoints.request_info import RequestInfo
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
+from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
@@ -109,6 +110,37 @@ def decode_typed_body(body: bytes, media: str, kind: str) -> dict[str, Any]:
             detail = f"json: cannot unmarshal {gojson.json_kind(v)} into Go struct field .{field} of type string"
             raise transform_decode_error(kind, body, f"couldn't get version/kind; json parse error: {detail}")
     return value
+
+
+_DUPLICATE_OWNER_REFERENCES = (
+    ".metadata.ownerReferences contains duplicate entries{}; API server dedups owner references in 1.20+, and may "
+    "reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}"
+)
+
+
+def dedup_owner_references(obj: dict[str, Any], after_mutating_admission: bool = False) -> None:
+    """dedupOwnerReferencesAndAddWarning: an ownerReference equal to an earlier one (same uid, same fields)
+    is dropped, with a warning naming the uids. Create and update dedup the body as decoded; a patch, its
+    result (upstream: after mutating admission, whose variant of the warning it gets)."""
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    if not isinstance(refs, list) or len(refs) < 2:
+        return
+    kept: list[Any] = []
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for ref in refs:
+        uid = str(ref.get("uid", "")) if isinstance(ref, dict) else None
+        if uid is None or uid not in seen or ref not in kept:  # what is not a reference is validation's
+            if uid is not None:
+                seen.add(uid)
+            kept.append(ref)
+        else:
+            duplicates.append(uid)
+    if duplicates:
+        where = " after mutating admission happens" if after_mutating_admission else ""
+        warning.add_warning(_DUPLICATE_OWNER_REFERENCES.format(where, ", ".join(duplicates)))
+        meta["ownerReferences"] = kept
 
 
 async def decode_object(scope: RequestScope, kind: str = "", group_version: str = "") -> dict[str, Any]:

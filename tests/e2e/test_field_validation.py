@@ -195,6 +195,56 @@ def test_quantities_are_stored_in_canonical_form(server, ns):
     }
 
 
+def test_times_are_stored_in_utc_as_kube_writes_them(server, ns):
+    """metav1.Time is written back in UTC to the second, metav1.MicroTime in UTC with six fraction digits,
+    whatever offset and fraction the client sent (the Python client sends datetime.isoformat()); a
+    MicroTime without its six digits is refused in time.Parse's words."""
+    cm = server.request("POST", f"/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "t"}}).json()
+    event = {
+        "apiVersion": "events.k8s.io/v1",
+        "kind": "Event",
+        "metadata": {"name": "t"},
+        "eventTime": "2024-01-01T10:00:00.123456+01:00",
+        "series": {"count": 2, "lastObservedTime": "2024-01-01T10:00:01.500000-00:30"},
+        "reportingController": "e2e.example.com/c",
+        "reportingInstance": "i",
+        "action": "A",
+        "reason": "R",
+        "type": "Normal",
+        "regarding": {"kind": "ConfigMap", "name": "t", "namespace": ns, "uid": cm["metadata"]["uid"]},
+    }
+    r = server.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", json=event)
+    assert r.status_code == 201, r.text
+    got = r.json()
+    assert got["eventTime"] == "2024-01-01T09:00:00.123456Z"
+    assert got["series"]["lastObservedTime"] == "2024-01-01T10:30:01.500000Z"
+    event["metadata"]["name"] = "t2"
+    event["eventTime"] = "2024-01-01T10:00:00Z"
+    r = server.request("POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", json=event)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == (
+        'Event in version "v1" cannot be handled as a Event: parsing time "2024-01-01T10:00:00Z" as '
+        '"2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"'
+    )
+    # a status condition's time through a patch (kubectl patch --subresource=status)
+    server.kubectl("-n", ns, "create", "deployment", "tt", "--image=nginx")
+    cond = {"type": "Available", "status": "True", "lastTransitionTime": "2024-06-01T12:00:00.75+05:30"}
+    res = server.kubectl(
+        "-n",
+        ns,
+        "patch",
+        "deployment",
+        "tt",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        json.dumps({"status": {"conditions": [cond]}}),
+        "-o",
+        "json",
+    )
+    assert json.loads(res.stdout)["status"]["conditions"][0]["lastTransitionTime"] == "2024-06-01T06:30:00Z"
+
+
 def test_kubectl_rejects_typos_by_default_and_accepts_them_without_validation(server, ns):
     manifest = yaml.safe_dump(
         {

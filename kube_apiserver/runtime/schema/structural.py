@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from kube_apiserver.runtime import gotime
 from kube_apiserver.runtime.errors import StatusCause, field_duplicate, field_required
 from kube_apiserver.runtime.quantity import QUANTITY_REGEX_TEXT, QuantityError, canonical_quantity
 from kube_apiserver.runtime.schema.definitions import (
@@ -30,7 +30,6 @@ from kube_apiserver.runtime.schema.definitions import (
 )
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
 
 class Node:
@@ -272,7 +271,7 @@ class _Walker:
             if type(value) is not str:
                 self.type_error(value, node, owner)
             elif node.format:
-                self.string_format(value, node.format)
+                return self.string_format(value, node)
         elif kind == "array":
             if type(value) is list:
                 self.array(value, node, owner, None)
@@ -393,19 +392,22 @@ class _Walker:
         if pushed:
             trail.pop()
 
-    def string_format(self, value: str, fmt: str) -> None:
+    def string_format(self, value: str, node: Node) -> str:
+        """The string as decoded: a metav1.Time or MicroTime in the UTC form kube writes it back in."""
         if self.report.type_error:
-            return
+            return value
+        fmt = node.format
         if fmt == "date-time":
-            if not _RFC3339.match(value):
-                self.report.type_error = (
-                    f'parsing time "{value}" as "2006-01-02T15:04:05Z07:00": cannot parse "{value}" as "2006"'
-                )
+            try:
+                return gotime.normalize(value, micro=node.go_type.endswith("MicroTime"))
+            except gotime.TimeParseError as e:
+                self.report.type_error = str(e)
         elif fmt == "byte":
             try:
                 base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):
                 self.report.type_error = f"illegal base64 data at input byte {_bad_base64_offset(value)}"
+        return value
 
     def object(self, obj: dict[str, Any], node: Node) -> None:
         props = node.props

@@ -120,3 +120,33 @@ def test_duplicate_owner_references_are_dropped_with_a_warning(server, ns):
         "server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix "
         f"your requests; duplicate UID(s) observed: {owner['uid']}"
     ]
+
+
+def test_deleting_a_job_without_a_propagation_policy_warns(server, ns):
+    """batch/v1 Jobs orphan their pods by default; a delete that leaves the policy unset is told so (kubectl
+    sends propagationPolicy=Background and is not)."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
+    }
+    base = f"/apis/batch/v1/namespaces/{ns}/jobs"
+    for name, query, warned in (
+        ("j1", "", True),
+        ("j2", "?propagationPolicy=Orphan", False),
+        ("j3", "?orphanDependents=false", False),
+    ):
+        job["metadata"]["name"] = name
+        assert server.request("POST", base, json=job).status_code == 201
+        r = server.request("DELETE", f"{base}/{name}{query}")
+        assert r.status_code == 200, r.text
+        expected = (
+            '299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to '
+            'remove them or set propagationPolicy=Orphan to suppress this warning"'
+        )
+        assert (r.headers.get("Warning") == expected) == warned, (query, r.headers.get("Warning"))
+    job["metadata"]["name"] = "j4"
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(job))
+    res = server.kubectl("-n", ns, "delete", "job", "j4")
+    assert "Warning" not in res.stderr

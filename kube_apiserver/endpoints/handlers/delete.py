@@ -16,6 +16,12 @@ from kube_apiserver.runtime.serializer import decode_body, encode_yaml
 from kube_apiserver.storage.interface import Preconditions
 
 _POLICIES = ("Foreground", "Background", "Orphan")
+# batch/v1 Jobs orphan their pods unless the delete says otherwise (the job strategy's
+# DefaultGarbageCollectionPolicy), and Job's REST warns a client that left it unsaid (deleteOptionWarnings).
+_JOB_DELETE_WARNING = (
+    "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them "
+    "or set propagationPolicy=Orphan to suppress this warning"
+)
 
 
 async def delete_options(scope: RequestScope) -> DeleteOptions:
@@ -51,6 +57,8 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
         raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", causes)
     if policy:
         opts.propagation_policy = policy
+    elif orphan in (None, "") and (scope.spec.group, scope.spec.resource) == ("batch", "jobs"):
+        req.add_warning(_JOB_DELETE_WARNING)
     pre = body.get("preconditions") or {}
     if isinstance(pre, dict) and (pre.get("uid") or pre.get("resourceVersion")):
         opts.preconditions = Preconditions(uid=pre.get("uid"), resource_version=pre.get("resourceVersion"))

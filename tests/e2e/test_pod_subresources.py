@@ -480,6 +480,83 @@ class TestEphemeralContainers:
         assert status_body(r, 404)["message"] == 'pods "nope" not found'
 
 
+class TestResize:
+    """pods/resize (in-place vertical scaling, beta and on in 1.33): only cpu and memory requests and limits
+    change through it, the QoS class stays, nothing is removed; the main resource still refuses them."""
+
+    def _pod(self, server, ns, name="rz", node="", **meta):
+        pod = pod_manifest(name, **meta)
+        if node:
+            pod["spec"]["nodeName"] = node
+        pod["spec"]["containers"][0]["resources"] = {
+            "requests": {"cpu": "100m", "memory": "64Mi"},
+            "limits": {"cpu": "200m", "memory": "128Mi"},
+        }
+        r = server.request("POST", f"/api/v1/namespaces/{ns}/pods", json=pod)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def test_kubectl_resizes_cpu_and_memory(self, server, ns):
+        self._pod(server, ns)
+        patch = {"spec": {"containers": [{"name": "c", "image": "other:1", "resources": {"limits": {"cpu": "300m"}}}]}}
+        server.kubectl("-n", ns, "patch", "pod", "rz", "--subresource=resize", "-p", json.dumps(patch))
+        pod = get_pod(server, ns, "rz").json()
+        container = pod["spec"]["containers"][0]
+        assert container["resources"] == {
+            "limits": {"cpu": "300m", "memory": "128Mi"},
+            "requests": {"cpu": "100m", "memory": "64Mi"},
+        }
+        assert container["image"] == "nginx:1.27"  # anything but resources is dropped from the request
+        assert pod["metadata"]["generation"] == 2
+        assert [m["subresource"] for m in pod["metadata"]["managedFields"] if "subresource" in m] == ["resize"]
+        r = server.request("GET", f"/api/v1/namespaces/{ns}/pods/rz/resize")
+        assert r.status_code == 200 and r.json()["kind"] == "Pod"
+        # the main resource still refuses a change of resources
+        more = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "400m"}}}]}}
+        res = server.kubectl("-n", ns, "patch", "pod", "rz", "-p", json.dumps(more), check=False)
+        assert res.returncode != 0 and "pod updates may not change fields other than" in res.stderr
+
+    @pytest.mark.parametrize(
+        ("patch", "message"),
+        [
+            (
+                {"requests": {"cpu": "200m", "memory": "128Mi"}},
+                'spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing',
+            ),
+            (
+                {"requests": {"cpu": "250m"}},
+                'spec.containers[0].resources.requests: Invalid value: "250m": must be less than or equal to cpu '
+                "limit of 200m",
+            ),
+            ({"requests": {"ephemeral-storage": "1Gi"}}, "spec: Forbidden: only cpu and memory resources are mutable"),
+            (
+                {"limits": {"memory": None}},
+                "spec.containers[0].resources.limits[memory]: Forbidden: resource limits cannot be removed",
+            ),
+        ],
+    )
+    def test_refused_resizes(self, server, ns, patch, message):
+        self._pod(server, ns)
+        r = server.request(
+            "PATCH",
+            f"/api/v1/namespaces/{ns}/pods/rz/resize",
+            json={"spec": {"containers": [{"name": "c", "resources": patch}]}},
+            headers={"Content-Type": "application/strategic-merge-patch+json"},
+        )
+        body = status_body(r, 422)
+        assert body["message"] == f'Pod "rz" is invalid: {message}', body
+
+    def test_static_pods_cannot_be_resized(self, server, ns):
+        self._pod(server, ns, "mirror", node="node-1", annotations={"kubernetes.io/config.mirror": "x"})
+        r = server.request(
+            "PATCH",
+            f"/api/v1/namespaces/{ns}/pods/mirror/resize",
+            json={"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "300m"}}}]}},
+            headers={"Content-Type": "application/strategic-merge-patch+json"},
+        )
+        assert status_body(r, 422)["message"] == 'Pod "mirror" is invalid: []: Forbidden: static pods cannot be resized'
+
+
 # --- log, exec, attach, portforward ---
 
 

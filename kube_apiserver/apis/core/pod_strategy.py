@@ -12,7 +12,7 @@ DEFAULT_GRACE_PERIOD = 30
 class PodStrategy(RESTStrategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj)}
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
         # metadata.generation is 1 (set by the base strategy) and moves with the spec: since 1.33, ungated
         # (KEP-5067), so controllers and the kubelet can tell which spec a status answers
 
@@ -29,7 +29,7 @@ class PodStrategy(RESTStrategy):
         return 1 if grace_period < 0 else grace_period
 
 
-def _qos_class(pod: dict[str, Any]) -> str:
+def qos_class(pod: dict[str, Any]) -> str:
     """core/helper/qos.GetPodQOS, simplified to what requests and limits say."""
     spec = pod.get("spec") or {}
     containers = [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]

@@ -328,7 +328,7 @@ def ephemeral_containers_handlers(pods: Store) -> dict[tuple[str, str], Handler]
 def install_core_subresources(resources: dict[str, APIResource], stores: dict[StoreKey, Store]) -> None:
     """Register the pods subresources, the legacy bindings resource and the nodes/services proxies
     on the core v1 resources (by resource name)."""
-    from kube_apiserver.apis.core import pod_eviction, pod_streaming, resource_proxy
+    from kube_apiserver.apis.core import pod_eviction, pod_resize, pod_streaming, resource_proxy
 
     pods = stores[("", "v1", "pods")]
     binding = BindingREST(pods)
@@ -342,6 +342,7 @@ def install_core_subresources(resources: dict[str, APIResource], stores: dict[St
     pod_res = resources["pods"]
     pod_res.extra[("binding", "create")] = create_pod_binding
     pod_res.extra.update(ephemeral_containers_handlers(pods))
+    pod_res.extra.update(pod_resize.resize_handlers(pods))
     pod_res.extra.update(pod_eviction.eviction_handlers(pods, stores[("policy", "v1", "poddisruptionbudgets")]))
     pod_res.extra.update(pod_streaming.streaming_handlers(pods, stores[("", "v1", "nodes")]))
     proxies = resource_proxy.ResourceProxy(stores)

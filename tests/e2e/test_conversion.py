@@ -4,6 +4,7 @@ as core/v1), as kubectl and the official Python client see them."""
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -281,7 +282,9 @@ def test_core_events_are_events_k8s_io_events(server, ns):
 def test_events_k8s_io_events_are_core_events(server, ns, core_v1, events_v1):
     body = client.EventsV1Event(
         metadata=client.V1ObjectMeta(name="scaled.1"),
-        event_time="2025-01-01T00:00:00.000000Z",
+        # a MicroTime needs its six fraction digits (the client writes a datetime with isoformat(), which
+        # leaves them out when they are 0, and kube-apiserver then refuses the event)
+        event_time=datetime.datetime(2025, 1, 1, 0, 0, 0, 120000, tzinfo=datetime.UTC),
         reporting_controller="example.com/scaler",
         reporting_instance="scaler-1",
         action="Scale",
@@ -292,6 +295,14 @@ def test_events_k8s_io_events_are_core_events(server, ns, core_v1, events_v1):
     )
     created = events_v1.create_namespaced_event(ns, body)
     assert created.note == "Scaled up to 3" and created.reporting_controller == "example.com/scaler"
+    raw = server.request("GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events/scaled.1").json()
+    assert raw["eventTime"] == "2025-01-01T00:00:00.120000Z"
+    body.metadata.name = "scaled.2"
+    body.event_time = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)  # isoformat(): no fraction
+    with pytest.raises(client.ApiException) as exc:
+        events_v1.create_namespaced_event(ns, body)
+    assert exc.value.status == 400
+    assert json.loads(exc.value.body)["message"].endswith('cannot parse "+00:00" as ".000000"')
 
     core = core_v1.read_namespaced_event("scaled.1", ns)
     assert core.message == "Scaled up to 3"

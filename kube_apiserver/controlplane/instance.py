@@ -8,6 +8,7 @@ Builds the three GenericAPIServers joined by delegation, each with the built-in 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,17 @@ def storage_probe(storage: Any, timeout: float) -> Check:
         except Exception as e:  # noqa: BLE001
             return str(e)
         return None
+
+    return check
+
+
+def informer_sync_check(caches: Callable[[], dict[str, Any]]) -> Check:
+    """The "informer-sync" readiness check: every watch cache holds its resource's state, as kube's checks
+    that the shared informers have synced. caches() names each cache by its resource."""
+
+    async def check() -> str | None:
+        pending = sorted(name for name, cache in caches().items() if not cache.synced)
+        return f"{len(pending)} informers not started yet: {pending}" if pending else None
 
     return check
 
@@ -288,7 +300,15 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         aggregator,
         {"ping": ping, "log": ping, "etcd": storage_probe(config.storage, STORAGE_HEALTHCHECK_TIMEOUT)},
         {**autoregister_completion, "shutdown": shutdown_check},
-        ready_first={"etcd-readiness": storage_probe(config.storage, STORAGE_READINESS_TIMEOUT)},
+        ready_first={
+            "etcd-readiness": storage_probe(config.storage, STORAGE_READINESS_TIMEOUT),
+            "informer-sync": informer_sync_check(
+                lambda: {
+                    s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): s.storage
+                    for s in chain.stores.values()
+                }
+            ),
+        },
     )
 
     CALLBACKS.storage_objects = lambda: {

@@ -69,6 +69,10 @@ class VersionedStorage:
 
     # --- conversions ---
 
+    @property
+    def synced(self) -> bool:
+        return self.cacher.synced
+
     def served_obj(self, obj: dict[str, Any]) -> dict[str, Any]:
         return self._to_served(obj)
 

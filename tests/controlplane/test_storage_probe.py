@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kube_apiserver.controlplane.instance import storage_probe
+from kube_apiserver.controlplane.instance import informer_sync_check, storage_probe
 
 
 class _Storage:
@@ -24,3 +24,16 @@ def test_storage_probe_answers_ok_fails_and_times_out():
         return [await storage_probe(_Storage(b), 0.05)() for b in ("ok", "fail", "hang")]
 
     assert asyncio.run(run()) == [None, "database is locked", "the storage did not answer within 0.05s"]
+
+
+def test_informer_sync_names_the_caches_not_synced():
+    class Cache:
+        def __init__(self, synced: bool) -> None:
+            self.synced = synced
+
+    caches = {"pods": Cache(True), "configmaps": Cache(False), "leases.coordination.k8s.io": Cache(False)}
+    check = informer_sync_check(lambda: caches)
+    assert asyncio.run(check()) == "2 informers not started yet: ['configmaps', 'leases.coordination.k8s.io']"
+    for cache in caches.values():
+        cache.synced = True
+    assert asyncio.run(check()) is None

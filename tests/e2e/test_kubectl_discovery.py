@@ -113,12 +113,14 @@ def test_raw_readyz_verbose(server):
     lines = out.splitlines()
     assert "[+]ping ok" in lines
     # kube's order: the storage checks, then the post-start hooks, "shutdown" last
-    assert lines[:4] == ["[+]ping ok", "[+]log ok", "[+]etcd ok", "[+]etcd-readiness ok"], lines
-    assert lines[4].startswith("[+]poststarthook/") and lines[-2] == "[+]shutdown ok"
+    assert lines[:5] == ["[+]ping ok", "[+]log ok", "[+]etcd ok", "[+]etcd-readiness ok", "[+]informer-sync ok"]
+    assert lines[5].startswith("[+]poststarthook/") and lines[-2] == "[+]shutdown ok"
     assert lines[-1] == "readyz check passed"
     assert server.kubectl("get", "--raw", "/readyz/etcd-readiness").stdout == "ok"
-    # etcd-readiness is a readiness check only
-    assert "[+]etcd-readiness ok" not in server.kubectl("get", "--raw", "/livez?verbose").stdout
+    assert server.kubectl("get", "--raw", "/readyz/informer-sync").stdout == "ok"
+    # etcd-readiness and informer-sync are readiness checks only
+    livez = server.kubectl("get", "--raw", "/livez?verbose").stdout
+    assert "[+]etcd-readiness ok" not in livez and "informer-sync" not in livez
 
 
 def test_raw_healthz_single_check(server):

@@ -184,6 +184,11 @@ class Cacher:
 
     # --- lifecycle ---
 
+    @property
+    def synced(self) -> bool:
+        """Whether the cache holds the storage's state (HasSynced): filled, and not failed."""
+        return self._ready.is_set() and self.failure is None
+
     async def start(self) -> None:
         try:
             await self._relist()

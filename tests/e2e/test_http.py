@@ -459,18 +459,23 @@ def test_get_list_resource_versions(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?resourceVersion={future}", timeout=15)
     assert r.status_code == 504, r.text
     assert r.json()["reason"] == "Timeout"
-    # The same for one object, and for a watch that starts with the state from there, whatever the size of
-    # the number (a plain watch from there waits for what comes: test_watch_from_a_future_resource_version).
+    # The same for one object, whatever the size of the number.
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/rv?resourceVersion={future}", timeout=15)
+    assert r.status_code == 504, r.text
+    assert r.headers["retry-after"] == "1"
+    body = r.json()
+    assert body["reason"] == "Timeout" and body["message"].startswith("Too large resource version: "), body
+    assert body["details"]["causes"] == [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
+    # A watch that starts with the state from there gets that Status inside a 200 stream, as an ERROR event
+    # (the cacher's errWatcher); a plain watch from there waits for what comes
+    # (test_watch_from_a_future_resource_version).
     watch_list = "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
-    for query in (f"/rv?resourceVersion={future}", f"{watch_list}&resourceVersion={future}"):
-        r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{query}", timeout=15)
-        assert r.status_code == 504, (query, r.text)
-        assert r.headers["retry-after"] == "1"
-        body = r.json()
-        assert body["reason"] == "Timeout" and body["message"].startswith("Too large resource version: "), body
-        assert body["details"]["causes"] == [
-            {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
-        ]
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps{watch_list}&resourceVersion={future}", timeout=15)
+    assert r.status_code == 200, r.text
+    [event] = [json.loads(line) for line in r.text.splitlines()]
+    assert event["type"] == "ERROR" and event["object"]["code"] == 504, event
+    assert event["object"]["message"].startswith("Too large resource version: ")
+    assert event["object"]["details"]["causes"] == body["details"]["causes"]
     # Not a number, or past a uint64: 400.
     for rv in ("9" * 30, "abc", "\u00b2", "-1"):
         for query in (f"/rv?resourceVersion={rv}", f"?resourceVersion={rv}", f"?watch=1&resourceVersion={rv}"):

@@ -113,20 +113,21 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
     from_state = send_initial or (rv_text in ("", "0") and not initial_param)
     if rv_text == "":
         await cacher.wait_fresh()
-    elif rv and send_initial:
-        # only a watch that starts with the state waits for the cache to reach its resourceVersion
-        # (waitUntilWatchCacheFreshAndForceAllEvents); any other gets the events after it, when they come
-        await scope.store.wait_until(rv)
-    if not from_state and not rv:  # sendInitialEvents=false from "" or "0": start at the current revision
-        rv = cacher.revision
     server = WatchServer(scope, shutdown)  # negotiates first: a 406 comes before the stream starts
     send = req.send
     try:
+        if rv and send_initial:
+            # only a watch that starts with the state waits for the cache to reach its resourceVersion
+            # (waitUntilWatchCacheFreshAndForceAllEvents); any other gets the events after it, when they come
+            await scope.store.wait_until(rv)
+        if not from_state and not rv:  # sendInitialEvents=false from "" or "0": start at the current revision
+            rv = cacher.revision
         watcher, initial = await scope.store.watch(scope.namespace, None if from_state else rv, predicate)
     except errors.StatusError as e:
-        if e.code != 410:
+        if e.code not in (410, 504):
             raise
-        # kube answers a too-old resourceVersion inside the stream, as an ERROR event
+        # kube answers a too-old resourceVersion, or one the cache did not reach in time, inside the stream,
+        # as an ERROR event (the cacher's errWatcher)
         headers = [(b"content-type", server.out.content_type.encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         body = orjson.dumps({"type": "ERROR", "object": e.status()}) + b"\n"

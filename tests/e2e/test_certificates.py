@@ -109,3 +109,52 @@ def test_update_with_another_objects_uid_is_a_conflict(core_v1, ns):
     assert e.value.status == 422
     assert "metadata.uid: Invalid value" in json.loads(e.value.body)["message"]
     assert core_v1.read_namespaced_config_map("c", ns).data is None
+
+
+def _self_signed_pem() -> bytes:
+    import datetime
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "alice")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now)
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def test_issued_certificate_must_be_pem_certificates(server):
+    """validateCertificate on /status: what a signer writes to status.certificate is PEM CERTIFICATE blocks,
+    without headers, each a certificate; once issued it stays."""
+    server.kubectl("create", "-f", "-", input=_csr_manifest("issued"))
+    path = "/apis/certificates.k8s.io/v1/certificatesigningrequests/issued/status"
+
+    def put_certificate(data: bytes):
+        csr = server.request("GET", path).json()
+        csr["status"]["certificate"] = base64.b64encode(data).decode()
+        return server.request("PUT", path, json=csr)
+
+    key_pem = b"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIA==\n-----END EC PRIVATE KEY-----\n"
+    for data, message in (
+        (b"not pem", "must contain at least one CERTIFICATE PEM block"),
+        (key_pem, 'only CERTIFICATE PEM blocks are allowed, found "EC PRIVATE KEY"'),
+        (b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "x509: malformed certificate"),
+    ):
+        r = put_certificate(data)
+        assert r.status_code == 422, r.text
+        assert r.json()["message"] == (
+            'CertificateSigningRequest.certificates.k8s.io "issued" is invalid: status.certificate: '
+            f'Invalid value: "<certificate data>": {message}'
+        )
+    cert = _self_signed_pem()
+    r = put_certificate(cert + cert)  # a chain
+    assert r.status_code == 200, r.text
+    r = put_certificate(_self_signed_pem())
+    assert r.status_code == 422 and "updates may not modify existing certificate content" in r.json()["message"]

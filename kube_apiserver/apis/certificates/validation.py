@@ -5,6 +5,7 @@ signerName, expirationSeconds of at least 10 minutes, and consistent conditions.
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 from kube_apiserver.apis.validation_util import field, gorepr
@@ -15,6 +16,7 @@ from kube_apiserver.apis.validation_util.names import (
     is_dns1123_subdomain,
 )
 from kube_apiserver.runtime.errors import StatusCause
+from kube_apiserver.runtime.labels import go_quote
 
 LEGACY_UNKNOWN_SIGNER_NAME = "kubernetes.io/legacy-unknown"
 KEY_USAGES = sorted(
@@ -71,6 +73,34 @@ def check_csr(pem_data: bytes) -> str | None:
         return f"x509: {e}"
     if not csr.is_signature_valid:
         return "x509: ECDSA verification failure"
+    return None
+
+
+_PEM_BLOCK = re.compile(rb"-----BEGIN ([^\r\n]*?)-----\r?\n(.*?)-----END \1-----", re.S)
+
+
+def check_certificate(pem_data: bytes) -> str | None:
+    """validateCertificate: status.certificate is empty, or PEM CERTIFICATE blocks only, without headers,
+    each holding a certificate."""
+    from cryptography import x509
+
+    if not pem_data:
+        return None
+    blocks = 0
+    for m in _PEM_BLOCK.finditer(pem_data):
+        kind, body = m.group(1).decode("latin-1"), m.group(2)
+        if kind != "CERTIFICATE":
+            return f"only CERTIFICATE PEM blocks are allowed, found {go_quote(kind)}"
+        head = body.split(b"\n\n", 1)[0] if b"\n\n" in body else b""
+        if b":" in head:
+            return "no PEM block headers are permitted"
+        blocks += 1
+        try:
+            x509.load_pem_x509_certificate(m.group(0))
+        except ValueError:
+            return "x509: malformed certificate"
+    if blocks == 0:
+        return "must contain at least one CERTIFICATE PEM block"
     return None
 
 
@@ -191,6 +221,14 @@ def validate_csr_update(new: dict[str, Any], old: dict[str, Any]) -> list[Status
     """Existing Approved/Denied/Failed conditions may not be removed (the approval subresource is
     the only way to add an approval, enforced by its own strategy)."""
     errs = []
+    # allowArbitraryCertificate: a certificate is checked when an update changes it, unless the stored one
+    # already fails the check (existing data)
+    new_cert = _request_bytes(field.as_dict(new.get("status")).get("certificate"))
+    old_cert = _request_bytes(field.as_dict(old.get("status")).get("certificate"))
+    if new_cert != old_cert and check_certificate(old_cert) is None:
+        err = check_certificate(new_cert)
+        if err:
+            errs.append(field.invalid("status.certificate", "<certificate data>", err))
     for kind in TRUE_ONLY_CONDITIONS:
         if len(_conditions_of(new, kind)) < len(_conditions_of(old, kind)):
             errs.append(field.forbidden("status.conditions", f'updates may not remove a condition of type "{kind}"'))

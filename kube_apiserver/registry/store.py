@@ -414,7 +414,8 @@ class Store:
                     ],
                 )
         self.strategy.canonicalize(new)
-        causes = self.strategy.validate_on_update(new) + self.strategy.validate_update(new, old)
+        whole, changes = self.strategy.validate_on_update(new), self.strategy.validate_update(new, old)
+        causes = changes + whole if self.strategy.update_rules_first else whole + changes
         if subresource:
             causes += self.strategy.validate_subresource_update(subresource, new, old)
         if causes:

@@ -53,6 +53,10 @@ _CREATE_ON_UPDATE = frozenset(
         ("node.k8s.io", "runtimeclasses"),
     }
 )
+# Kinds whose Validate<Kind>Update checks what the update changes (metadata, immutable fields) before it
+# validates the new object whole (ValidateSecretUpdate, ValidateConfigMapUpdate, ValidateServiceUpdate), so
+# their causes come in that order; other kinds validate the new object first.
+_UPDATE_RULES_FIRST = frozenset({("", "Secret"), ("", "ConfigMap"), ("", "Service")})
 # Resources whose upstream strategy says AllowUnconditionalUpdate() false (custom resources too): an update
 # must name the resourceVersion it replaces.
 _CONDITIONAL_UPDATE_ONLY = frozenset(
@@ -83,6 +87,7 @@ class RESTStrategy:
         self.has_status = spec.subresource("status") is not None
         # kube bumps metadata.generation only for kinds with a spec/status split
         self.tracks_generation = self.has_status
+        self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
 
     # --- defaults (applied to every object a client writes, before prepare and validate) ---
 

@@ -194,3 +194,18 @@ def test_secret_type_is_immutable(server, ns):
         res.stderr.strip()
         == 'The Secret "s" is invalid: type: Invalid value: "kubernetes.io/basic-auth": field is immutable'
     )
+
+
+def test_secret_update_lists_the_change_before_the_new_object(server, ns):
+    """ValidateSecretUpdate checks the type change before it validates the new Secret: the causes come in that
+    order (most kinds validate the new object first)."""
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s2"}, "type": "Opaque", "data": {}}
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(secret))
+    res = server.kubectl("-n", ns, "patch", "secret", "s2", "-p", '{"type":"kubernetes.io/tls"}', check=False)
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines() == [
+        'The Secret "s2" is invalid: ',
+        '* type: Invalid value: "kubernetes.io/tls": field is immutable',
+        "* data[tls.crt]: Required value",
+        "* data[tls.key]: Required value",
+    ]

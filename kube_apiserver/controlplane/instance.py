@@ -20,6 +20,7 @@ from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
 from kube_apiserver.apis.certificates.strategy import CSRStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
+from kube_apiserver.apis.core.persistentvolume_strategy import PersistentVolumeStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
 from kube_apiserver.apis.core.pod_subresources import install_core_subresources
 from kube_apiserver.apis.scheme import build_scheme
@@ -57,6 +58,7 @@ APIEXTENSIONS_GROUPS = {"apiextensions.k8s.io"}
 _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("", "pods"): PodStrategy,
     ("", "namespaces"): NamespaceStrategy,
+    ("", "persistentvolumes"): PersistentVolumeStrategy,
     ("batch", "jobs"): JobStrategy,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CRDStrategy,
     ("certificates.k8s.io", "certificatesigningrequests"): CSRStrategy,

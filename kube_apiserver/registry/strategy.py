@@ -21,11 +21,6 @@ from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, v
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
 
 # Struct-valued status fields the schema cannot tell from pointers (LoadBalancerStatus).
-_STATUS_STRUCTS: dict[tuple[str, str], dict[str, Any]] = {
-    ("", "Service"): {"loadBalancer": {}},
-    ("networking.k8s.io", "Ingress"): {"loadBalancer": {}},
-}
-
 # Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
 _STATUS_KEPT = {("", "Node")}
 
@@ -111,9 +106,13 @@ class RESTStrategy:
     def zero_status(self) -> dict[str, Any]:
         node = schema_for_kind(self.spec.group, self.spec.version, self.spec.kind)
         status = node.props.get("status") if node is not None else None
-        out = zero_value(status) if status is not None and status.kind == "object" else {}
-        # value structs behind omitempty, which Go writes anyway
-        out.update(_STATUS_STRUCTS.get((self.spec.group, self.spec.kind), {}))
+        if status is None or status.kind != "object":
+            return {}
+        out = zero_value(status)
+        # and the fields OpenAPI calls optional that Go writes anyway: value structs behind omitempty
+        # (a Service's loadBalancer: {}), scalars without omitempty (a StatefulSet's availableReplicas: 0)
+        for name, zero in status.zero_fields:
+            out.setdefault(name, zero())
         return out
 
     def validate(self, obj: dict[str, Any]) -> list[StatusCause]:

@@ -169,3 +169,48 @@ def test_cronjob_defaults(server, ns):
     assert template_spec["restartPolicy"] == "OnFailure"
     assert template_spec["dnsPolicy"] == "ClusterFirst"
     assert template_spec["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+
+
+def test_new_statuses_carry_the_fields_go_always_writes(server, ns):
+    """A new object's status is Go's zero value as kube writes it: a StatefulSet's availableReplicas (no
+    omitempty, though OpenAPI calls it optional), a Service's loadBalancer struct."""
+    sts = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "st"},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}},
+        },
+    }
+    r = server.request("POST", f"/apis/apps/v1/namespaces/{ns}/statefulsets", json=sts)
+    assert r.status_code == 201, r.text
+    assert r.json()["status"] == {"replicas": 0, "availableReplicas": 0}
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "sv"}, "spec": {"ports": [{"port": 80}]}}
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/services", json=svc)
+    assert r.status_code == 201 and r.json()["status"] == {"loadBalancer": {}}, r.text
+
+
+def test_persistent_volume_phase_transition_time(server):
+    """A new PersistentVolume is Pending since its creation; a /status write that changes the phase records
+    the time of the change, one that keeps the phase keeps the time (lastPhaseTransitionTime, GA in 1.31)."""
+    pv = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": "pv-phase"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}},
+    }
+    r = server.request("POST", "/api/v1/persistentvolumes", json=pv)
+    assert r.status_code == 201, r.text
+    status = r.json()["status"]
+    assert status["phase"] == "Pending" and status["lastPhaseTransitionTime"].endswith("Z")
+    path = "/api/v1/persistentvolumes/pv-phase/status"
+    headers = {"Content-Type": "application/merge-patch+json"}
+    kept = server.request("PATCH", path, json={"status": {"message": "m"}}, headers=headers).json()["status"]
+    assert kept["lastPhaseTransitionTime"] == status["lastPhaseTransitionTime"]
+    given = "2020-01-01T00:00:00Z"
+    moved = server.request(
+        "PATCH", path, json={"status": {"phase": "Available", "lastPhaseTransitionTime": given}}, headers=headers
+    ).json()["status"]
+    assert moved["phase"] == "Available" and moved["lastPhaseTransitionTime"] == given  # the client's own time
+    server.request("DELETE", "/api/v1/persistentvolumes/pv-phase")

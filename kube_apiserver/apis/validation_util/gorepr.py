@@ -170,14 +170,42 @@ def quantity(value: Any) -> GoValue:
     )
 
 
+# Fields that hold maps, not structs, wherever they appear in the big structs approx() renders, with the Go
+# type %#v names them by; their keys are data, printed quoted and as they are.
+_MAP_FIELDS = {
+    "labels": "map[string]string",
+    "annotations": "map[string]string",
+    "nodeSelector": "map[string]string",
+    "matchLabels": "map[string]string",
+    "data": "map[string]string",
+    "stringData": "map[string]string",
+    "parameters": "map[string]string",
+    "requests": "core.ResourceList",
+    "limits": "core.ResourceList",
+}
+# JSON names whose Go field is not the JSON name capitalized (the embedded ObjectMeta).
+_GO_FIELD_NAMES = {"metadata": "ObjectMeta"}
+
+
 def approx(type_name: str, value: Any) -> GoValue:
     """A %#v-like rendering of an arbitrary JSON object for the rare big structs (a whole pod
-    template that may not change, ...): JSON names capitalized as Go's field names, pointers to
-    nested structs shown inline. Not byte-for-byte Go, which prints pointer addresses there."""
+    template that may not change, ...): JSON names capitalized as Go's field names, the known map fields
+    (labels, resource lists, ...) as maps with their keys as they are, pointers to nested structs shown
+    inline. Not byte-for-byte Go, which prints pointer addresses there and every zero field."""
 
-    def walk(v: Any) -> str:
+    def walk(v: Any, map_type: str = "") -> str:
         if isinstance(v, dict):
-            return "{" + ", ".join(f"{_go_field_name(str(k))}:{walk(x)}" for k, x in v.items()) + "}"
+            if map_type:
+                entries = sorted(v.items(), key=lambda kv: str(kv[0]))  # fmt prints a map's keys sorted
+                return map_type + "{" + ", ".join(f"{go_quote(str(k))}:{walk(x)}" for k, x in entries) + "}"
+            return (
+                "{"
+                + ", ".join(
+                    f"{_GO_FIELD_NAMES.get(str(k)) or _go_field_name(str(k))}:{walk(x, _MAP_FIELDS.get(str(k), ''))}"
+                    for k, x in v.items()
+                )
+                + "}"
+            )
         if isinstance(v, list):
             return "{" + ", ".join(walk(x) for x in v) + "}"
         return go_scalar(v)

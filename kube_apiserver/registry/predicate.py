@@ -4,6 +4,7 @@ turned into one test on an object, with the field set a resource supports."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from kube_apiserver.registry.resource_spec import ResourceSpec
@@ -14,6 +15,7 @@ from kube_apiserver.runtime.fields import (
     unsupported_field_message,
 )
 from kube_apiserver.runtime.labels import SelectorParseError, parse_label_selector
+from kube_apiserver.runtime.schema.structural import schema_for_kind
 
 Predicate = Callable[[dict[str, Any]], bool]
 
@@ -36,13 +38,26 @@ def _lookup(obj: dict[str, Any], path: str) -> str:
     return str(cur)
 
 
+@lru_cache(maxsize=512)
+def _unset_value(group: str, version: str, kind: str, path: str) -> str:
+    """What kube's field set reads for a field the object leaves out: it formats the Go struct's field,
+    so a bool reads "false" and a number "0" (spec.unschedulable, spec.hostNetwork, status.successful)."""
+    node = schema_for_kind(group, version, kind)
+    for part in path.split("."):
+        node = node.props.get(part) if node is not None else None
+    if node is None:
+        return ""
+    return {"boolean": "false", "integer": "0"}.get(node.kind, "")
+
+
 def field_set(spec: ResourceSpec, obj: dict[str, Any]) -> dict[str, str]:
     meta = obj.get("metadata") or {}
     fields = {"metadata.name": meta.get("name", "")}
     if spec.namespaced:
         fields["metadata.namespace"] = meta.get("namespace", "")
     for name, path in spec.selectable_fields.items():
-        fields[name] = _lookup(obj, path)
+        value = _lookup(obj, path)
+        fields[name] = value if value else _unset_value(spec.group, spec.version, spec.kind, path)
     return fields
 
 

@@ -119,6 +119,28 @@ def test_field_selectors(core_v1, ns):
     assert json.loads(exc.value.body)["reason"] == "BadRequest"
 
 
+def test_field_selectors_read_unset_fields_as_go_zero_values(core_v1, ns):
+    """A field the object leaves out is selected by its Go zero value, as kube formats the typed struct:
+    spec.hostNetwork=false, spec.unschedulable=false, status.successful=0."""
+    core_v1.create_namespaced_pod(ns, _pod("plain"))
+    core_v1.create_namespaced_pod(
+        ns,
+        client.V1Pod(
+            metadata=client.V1ObjectMeta(name="hostnet"),
+            spec=client.V1PodSpec(host_network=True, containers=[client.V1Container(name="c", image="busybox")]),
+        ),
+    )
+    assert names(core_v1.list_namespaced_pod(ns, field_selector="spec.hostNetwork=false").items) == ["plain"]
+    assert names(core_v1.list_namespaced_pod(ns, field_selector="spec.hostNetwork=true").items) == ["hostnet"]
+    node = client.V1Node(metadata=client.V1ObjectMeta(name=f"{ns}-node"))
+    core_v1.create_node(node)
+    try:
+        listed = core_v1.list_node(field_selector="spec.unschedulable=false").items
+        assert f"{ns}-node" in names(listed)
+    finally:
+        core_v1.delete_node(f"{ns}-node")
+
+
 def test_unknown_field_selector_message(core_v1, ns):
     with pytest.raises(ApiException) as exc:
         core_v1.list_namespaced_config_map(ns, field_selector="data.x=1")

@@ -36,7 +36,8 @@ def is_dns1123_label(value: str) -> list[str]:
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
     if not _LABEL_RE.match(value):
-        errs.append(DNS1123_LABEL_ERR)
+        # a valid subdomain that is no label (its length already checked) can only be wrong by its dots
+        errs.append("must not contain dots" if _SUBDOMAIN_RE.match(value) else DNS1123_LABEL_ERR)
     return errs
 
 

@@ -370,8 +370,11 @@ def test_subjects() -> None:
         "spec.rules[0].subjects[0].serviceAccount.name",
         "spec.rules[0].subjects[0].serviceAccount.namespace",
     ]
-    assert found[1].startswith(
-        'spec.rules[0].subjects[0].serviceAccount.namespace: Invalid value: "a.b": a lowercase '
+    # IsDNS1123Label (since 1.27): a valid subdomain that is no label can only be wrong by its dots
+    assert found[1] == 'spec.rules[0].subjects[0].serviceAccount.namespace: Invalid value: "a.b": must not contain dots'
+    found = check({"kind": "ServiceAccount", "serviceAccount": {"name": "n", "namespace": "A_B"}})
+    assert found[0].startswith(
+        'spec.rules[0].subjects[0].serviceAccount.namespace: Invalid value: "A_B": a lowercase '
         "RFC 1123 label must consist of"
     )
     # a null member is an unset pointer

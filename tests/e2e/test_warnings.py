@@ -150,3 +150,32 @@ def test_deleting_a_job_without_a_propagation_policy_warns(server, ns):
     server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(job))
     res = server.kubectl("-n", ns, "delete", "job", "j4")
     assert "Warning" not in res.stderr
+
+
+def test_names_that_are_no_dns_labels_warn_on_create(server, ns):
+    """Pods and the workloads that name pods after themselves warn, on create only, when their name is no
+    DNS label (IsDNS1123Label's words, in Go's %v of a list)."""
+    res = server.kubectl("-n", ns, "create", "deployment", "web.v1", "--image=nginx")
+    assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [
+        "Warning: metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; "
+        "a DNS label is recommended: [must not contain dots]"
+    ]
+    res = server.kubectl("-n", ns, "label", "deployment", "web.v1", "a=b")
+    assert "Warning" not in res.stderr
+    pod = _pod("pod.v1")
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(pod))
+    assert "Warning: metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; " in (
+        res.stderr
+    )
+    long = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "r" * 64},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}},
+        },
+    }
+    r = server.request("POST", f"/apis/apps/v1/namespaces/{ns}/replicasets", json=long)
+    assert r.status_code == 201, r.text
+    assert r.headers["Warning"].endswith('a DNS label is recommended: [must be no more than 63 characters]"')

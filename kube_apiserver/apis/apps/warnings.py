@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kube_apiserver.apis.core.pod_warnings import warnings_for_template
+from kube_apiserver.apis.core.pod_warnings import warnings_for_template, workload_name_warnings
 
 
 def template_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
@@ -13,7 +13,8 @@ def template_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[s
         "generation"
     ):
         return []
-    return warnings_for_template((new.get("spec") or {}).get("template"), "spec.template.")
+    named = workload_name_warnings(new.get("metadata")) if old is None else []
+    return named + warnings_for_template((new.get("spec") or {}).get("template"), "spec.template.")
 
 
 WARNERS = {("v1", kind): template_warnings for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")}

@@ -12,7 +12,21 @@ DEFAULT_GRACE_PERIOD = 30
 class PodStrategy(RESTStrategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
+        status: dict[str, Any] = {"phase": "Pending"}
+        if (obj.get("spec") or {}).get("schedulingGates"):
+            # applySchedulingGatedCondition: a gated pod says why it waits (kubectl shows SchedulingGated)
+            status["conditions"] = [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": None,
+                    "reason": "SchedulingGated",
+                    "message": "Scheduling is blocked due to non-empty scheduling gates",
+                }
+            ]
+        status["qosClass"] = qos_class(obj)  # (PodStatus field order: phase, conditions, ..., qosClass)
+        obj["status"] = status
         # metadata.generation is 1 (set by the base strategy) and moves with the spec: since 1.33, ungated
         # (KEP-5067), so controllers and the kubelet can tell which spec a status answers
 

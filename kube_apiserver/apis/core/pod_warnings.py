@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.runtime.meta import is_dns1123_label
 from kube_apiserver.runtime.quantity import QuantityError, quantity_value
 
 # pkg/api/node GetNodeLabelDeprecatedMessage
@@ -306,3 +307,31 @@ def _port_warnings(
 def warnings_for_template(template: Any, prefix: str) -> list[str]:
     template = _dict(template)
     return warnings_for_pod_spec_and_meta(template.get("spec"), template.get("metadata"), prefix)
+
+
+def _go_list(items: list[str]) -> str:
+    """fmt's %v of a []string: the items space-separated in brackets."""
+    return "[" + " ".join(items) + "]"
+
+
+def pod_name_warnings(meta: Any) -> list[str]:
+    """A new pod whose name is no DNS label: it becomes the pod's hostname (podStrategy.WarningsOnCreate)."""
+    msgs = is_dns1123_label(str((meta or {}).get("name", "")))
+    if not msgs:
+        return []
+    return [
+        "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label "
+        f"is recommended: {_go_list(msgs)}"
+    ]
+
+
+def workload_name_warnings(meta: Any) -> list[str]:
+    """A new workload whose name is no DNS label: its pods are named after it (the WarningsOnCreate of
+    Deployment, ReplicaSet, DaemonSet, Job, CronJob and ReplicationController)."""
+    msgs = is_dns1123_label(str((meta or {}).get("name", "")))
+    if not msgs:
+        return []
+    return [
+        "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS "
+        f"label is recommended: {_go_list(msgs)}"
+    ]

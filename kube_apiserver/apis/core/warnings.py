@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kube_apiserver.apis.core.pod_warnings import warnings_for_pod_spec_and_meta, warnings_for_template
+from kube_apiserver.apis.core.pod_warnings import (
+    pod_name_warnings,
+    warnings_for_pod_spec_and_meta,
+    warnings_for_template,
+    workload_name_warnings,
+)
 
 
 def pod_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
-    return warnings_for_pod_spec_and_meta(new.get("spec"), new.get("metadata"))
+    named = pod_name_warnings(new.get("metadata")) if old is None else []
+    return named + warnings_for_pod_spec_and_meta(new.get("spec"), new.get("metadata"))
 
 
 def pod_template_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
@@ -18,7 +24,8 @@ def pod_template_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> li
 def replication_controller_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
     if old is not None and _generation(new) == _generation(old):
         return []
-    return warnings_for_template((new.get("spec") or {}).get("template"), "spec.template.")
+    named = workload_name_warnings(new.get("metadata")) if old is None else []
+    return named + warnings_for_template((new.get("spec") or {}).get("template"), "spec.template.")
 
 
 def _generation(obj: dict[str, Any]) -> Any:

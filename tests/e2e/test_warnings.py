@@ -179,3 +179,48 @@ def test_names_that_are_no_dns_labels_warn_on_create(server, ns):
     r = server.request("POST", f"/apis/apps/v1/namespaces/{ns}/replicasets", json=long)
     assert r.status_code == 201, r.text
     assert r.headers["Warning"].endswith('a DNS label is recommended: [must be no more than 63 characters]"')
+
+
+def test_ingress_class_annotation_and_pvc_warnings(server, ns):
+    ing = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": "i", "annotations": {"kubernetes.io/ingress.class": "nginx"}},
+        "spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}},
+    }
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(ing))
+    assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [
+        "Warning: annotation \"kubernetes.io/ingress.class\" is deprecated, please use 'spec.ingressClassName' instead"
+    ]
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c", "annotations": {"volume.beta.kubernetes.io/storage-class": "fast"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1.5"}}},
+    }
+    res = server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(pvc))
+    assert [line for line in res.stderr.splitlines() if line.startswith("Warning:")] == [
+        "Warning: metadata.annotations[volume.beta.kubernetes.io/storage-class]: deprecated since v1.8; use "
+        '"storageClassName" attribute instead',
+        'Warning: spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer',
+    ]
+
+
+def test_scheduling_gated_pod_says_so(server, ns):
+    """applySchedulingGatedCondition: a pod created with scheduling gates carries PodScheduled=False, reason
+    SchedulingGated, which kubectl shows as its status."""
+    pod = _pod("gated")
+    pod["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    server.kubectl("-n", ns, "create", "-f", "-", input=yaml.safe_dump(pod))
+    got = json.loads(server.kubectl("-n", ns, "get", "pod", "gated", "-o", "json").stdout)
+    assert got["status"]["conditions"] == [
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "lastProbeTime": None,
+            "lastTransitionTime": None,
+            "reason": "SchedulingGated",
+            "message": "Scheduling is blocked due to non-empty scheduling gates",
+        }
+    ]
+    assert "SchedulingGated" in server.kubectl("-n", ns, "get", "pod", "gated").stdout

@@ -105,8 +105,8 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
     if isinstance(overhead, dict) and overhead:
         for resource in _BYTE_RESOURCES:
             value = overhead.get(resource)
-            if value is not None and _fractional(value):
-                out.append(_fractional_text(f"{prefix}spec.overhead", resource, value))
+            if value is not None and is_fractional_bytes(value):
+                out.append(fractional_bytes_warning(f"{prefix}spec.overhead", resource, value))
     if _SECCOMP_POD_ANNOTATION in annotations and not _dict(spec.get("securityContext")).get("seccompProfile"):
         out.append(
             f"{prefix}metadata.annotations[{_SECCOMP_POD_ANNOTATION}]: "
@@ -152,12 +152,12 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
                             type(value) is str
                             and ((value[-2:] in _BINARY_SUFFIXES and value[:-2].isdigit()) or value.isdigit())
                         ):
-                            # _fractional's common case, whole bytes, without a call (digits that
+                            # is_fractional_bytes's common case, whole bytes, without a call (digits that
                             # are not ASCII do not parse: not fractional either)
                             continue
-                        if _fractional(value):
+                        if is_fractional_bytes(value):
                             path = f"{_container_path(prefix, field, i)}.resources.{kind}"
-                            out.append(_fractional_text(path, resource, value))
+                            out.append(fractional_bytes_warning(path, resource, value))
             env = get("env")
             if isinstance(env, list) and len(env) > 1:  # one variable cannot hide another
                 out.extend(_hidden_env(env, prefix, field, i))
@@ -214,7 +214,7 @@ def _duplicates(items: Any, key: str, prefix: str, field: str, what: str) -> lis
     return out
 
 
-def _fractional(value: Any) -> bool:
+def is_fractional_bytes(value: Any) -> bool:
     """Whether a byte quantity is not a whole number of bytes (a value that does not parse is not)."""
     if type(value) is str and value.isascii():
         # Whole numbers of bytes, with or without a binary suffix, need no parsing: the common case.
@@ -227,7 +227,7 @@ def _fractional(value: Any) -> bool:
     return exact.denominator != 1
 
 
-def _fractional_text(path: str, resource: str, value: Any) -> str:
+def fractional_bytes_warning(path: str, resource: str, value: Any) -> str:
     return f'{path}[{resource}]: fractional byte value "{value}" is invalid, must be an integer'
 
 

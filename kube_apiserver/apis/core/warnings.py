@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kube_apiserver.apis.core.pod_warnings import (
+    fractional_bytes_warning,
+    is_fractional_bytes,
     pod_name_warnings,
     warnings_for_pod_spec_and_meta,
     warnings_for_template,
@@ -32,7 +34,28 @@ def _generation(obj: dict[str, Any]) -> Any:
     return (obj.get("metadata") or {}).get("generation")
 
 
+BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
+
+
+def persistent_volume_claim_warnings(new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
+    """GetWarningsForPersistentVolumeClaim, on create and update: the beta storage-class annotation, and a
+    storage request or limit that is no whole number of bytes."""
+    out = []
+    if BETA_STORAGE_CLASS_ANNOTATION in ((new.get("metadata") or {}).get("annotations") or {}):
+        out.append(
+            f"metadata.annotations[{BETA_STORAGE_CLASS_ANNOTATION}]: deprecated since v1.8; use "
+            '"storageClassName" attribute instead'
+        )
+    resources = ((new.get("spec") or {}).get("resources")) or {}
+    for kind in ("requests", "limits"):
+        value = (resources.get(kind) or {}).get("storage") if isinstance(resources.get(kind), dict) else None
+        if value is not None and is_fractional_bytes(value):
+            out.append(fractional_bytes_warning(f"spec.resources.{kind}", "storage", value))
+    return out
+
+
 WARNERS = {
+    ("v1", "PersistentVolumeClaim"): persistent_volume_claim_warnings,
     ("v1", "Pod"): pod_warnings,
     ("v1", "PodTemplate"): pod_template_warnings,
     ("v1", "ReplicationController"): replication_controller_warnings,

@@ -496,7 +496,8 @@ class Store:
                 meta["generation"] = generation + 1
             if not meta.get("deletionTimestamp") or grace < (meta.get("deletionGracePeriodSeconds") or 0):
                 meta["deletionTimestamp"] = _rfc3339_in(grace)
-                meta["deletionGracePeriodSeconds"] = grace
+                if self.strategy.records_deletion_grace_period:
+                    meta["deletionGracePeriodSeconds"] = grace
             self.strategy.prepare_for_delete(old)
             return old
 

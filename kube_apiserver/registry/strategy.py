@@ -83,6 +83,9 @@ class RESTStrategy:
         # kube bumps metadata.generation only for kinds with a spec/status split
         self.tracks_generation = self.has_status
         self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
+        # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
+        # store's markAsDeleting does; a namespace's own Delete sets only the timestamp)
+        self.records_deletion_grace_period = True
 
     # --- defaults (applied to every object a client writes, before prepare and validate) ---
 

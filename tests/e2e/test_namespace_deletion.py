@@ -45,8 +45,11 @@ def test_terminating_namespace_keeps_content_for_the_grace_period_and_refuses_ne
     server.kubectl("-n", "nsdel-grace", "create", "configmap", "old", "--from-literal=a=b")
     started = time.monotonic()
     server.kubectl("delete", "ns", "nsdel-grace", "--wait=false")
-    phase = json.loads(server.kubectl("get", "ns", "nsdel-grace", "-o", "json").stdout)["status"]
-    assert phase == {"phase": "Terminating"}
+    terminating = json.loads(server.kubectl("get", "ns", "nsdel-grace", "-o", "json").stdout)
+    assert terminating["status"] == {"phase": "Terminating"}
+    # namespace REST.Delete sets the deletionTimestamp alone, no deletionGracePeriodSeconds
+    assert terminating["metadata"]["deletionTimestamp"]
+    assert "deletionGracePeriodSeconds" not in terminating["metadata"]
     assert server.request("GET", "/api/v1/namespaces/nsdel-grace/configmaps/old").status_code == 200
     # New content is refused, naming the object (admission runs on the decoded body, as upstream's).
     res = server.kubectl("-n", "nsdel-grace", "create", "configmap", "new", check=False)

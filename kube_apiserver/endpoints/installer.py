@@ -67,7 +67,7 @@ class APIGroupVersion:
             if handler is None:
                 if spec.subresource(info.subresource) is None:
                     raise errors.new_not_found_path()
-                raise errors.new_method_not_supported(spec.group, f"{spec.resource}/{info.subresource}", verb)
+                raise errors.new_method_not_allowed()  # the subresource's route takes other methods
             await handler(RequestScope(req, info, spec, res.store))  # type: ignore[arg-type]
             return True
         if not spec.namespaced and info.namespace and info.resource != "namespaces":
@@ -85,18 +85,27 @@ class APIGroupVersion:
             # a POST or DELETE across all namespaces (go-restful's 405, as kube's service error handler words it)
             raise errors.new_method_not_allowed()
         if verb not in spec.verbs:
-            raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+            if verb == "watch" and "list" in spec.verbs:
+                # the list route's handler refuses the watch itself (ListResource: NewMethodNotSupported)
+                raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+            if info.name and not _OBJECT_VERBS.intersection(spec.verbs):
+                raise errors.new_not_found_path()  # no route at an object's path (create-only reviews, ...)
+            raise errors.new_method_not_allowed()  # the route takes other methods (go-restful's 405)
         scope = RequestScope(req, info, spec, res.store)  # type: ignore[arg-type]
         handler = res.extra.get(("", verb))
         if handler is not None:
             await handler(scope)
         elif res.store is None:
-            raise errors.new_method_not_supported(spec.group, spec.resource, verb)
+            raise errors.new_method_not_allowed()
         elif verb == "watch":  # the one handler that needs the server's shutdown signal
             await watch.watch_resource(scope, self.shutdown)
         else:
             await _HANDLERS[verb](scope)
         return True
+
+
+# The verbs with a route at an object's path (GET, PUT, PATCH, DELETE of <collection>/<name>).
+_OBJECT_VERBS = frozenset({"get", "update", "patch", "delete"})
 
 
 async def _update_status(scope: RequestScope) -> None:

@@ -244,12 +244,20 @@ def test_method_not_allowed(server, ns):
         ("POST", "/api/v1/configmaps"),  # across all namespaces: list and watch only
         ("DELETE", "/api/v1/configmaps"),
         ("PUT", "/api/v1/nodes"),
+        ("GET", "/apis/authentication.k8s.io/v1/tokenreviews"),  # a create-only resource: no list route
+        ("GET", f"/api/v1/namespaces/{ns}/pods/p/eviction"),  # a subresource's route takes POST only
+        ("DELETE", f"/api/v1/namespaces/{ns}/pods/p/status"),
     ]:
         headers = {"Content-Type": "application/merge-patch+json"} if method == "PATCH" else {}
         body = status_of(server.request(method, path, json=cm, headers=headers), 405, "MethodNotAllowed")
         assert body["message"] == "the server does not allow this method on the requested resource", (method, path)
         assert body["details"] == {}
     status_of(server.request("GET", "/api/v1/configmaps/m"), 404, "NotFound")
+    # no route at all at a create-only resource's object path
+    status_of(server.request("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x"), 404, "NotFound")
+    # a watch of a resource that lists but cannot be watched: the list handler's own refusal
+    body = status_of(server.request("GET", "/api/v1/componentstatuses?watch=1"), 405, "MethodNotAllowed")
+    assert body["message"] == 'watch is not supported on resources of kind "componentstatuses"'
     assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/m").status_code == 200  # nothing deleted
 
 

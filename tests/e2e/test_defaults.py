@@ -214,3 +214,43 @@ def test_persistent_volume_phase_transition_time(server):
     ).json()["status"]
     assert moved["phase"] == "Available" and moved["lastPhaseTransitionTime"] == given  # the client's own time
     server.request("DELETE", "/api/v1/persistentvolumes/pv-phase")
+
+
+def test_pod_affinity_match_label_keys_become_selector_requirements(server, ns):
+    """mutatePodAffinity (MatchLabelKeysInPodAffinity, on in 1.33): on create, matchLabelKeys and
+    mismatchLabelKeys add In / NotIn requirements on the pod's own label values to the term's selector."""
+    term = {
+        "topologyKey": "kubernetes.io/hostname",
+        "labelSelector": {"matchLabels": {"app": "web"}},
+        "matchLabelKeys": ["ver", "absent"],
+        "mismatchLabelKeys": ["team"],
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "aff", "labels": {"app": "web", "ver": "1", "team": "a"}},
+        "spec": {
+            "containers": [{"name": "c", "image": "nginx"}],
+            "affinity": {
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
+                "podAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {"weight": 1, "podAffinityTerm": {**term, "mismatchLabelKeys": []}}
+                    ]
+                },
+            },
+        },
+    }
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/pods", json=pod)
+    assert r.status_code == 201, r.text
+    affinity = r.json()["spec"]["affinity"]
+    required = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert required["labelSelector"] == {
+        "matchLabels": {"app": "web"},
+        "matchExpressions": [
+            {"key": "ver", "operator": "In", "values": ["1"]},
+            {"key": "team", "operator": "NotIn", "values": ["a"]},
+        ],
+    }
+    preferred = affinity["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
+    assert preferred["labelSelector"]["matchExpressions"] == [{"key": "ver", "operator": "In", "values": ["1"]}]

@@ -27,6 +27,7 @@ class PodStrategy(RESTStrategy):
             ]
         status["qosClass"] = qos_class(obj)  # (PodStatus field order: phase, conditions, ..., qosClass)
         obj["status"] = status
+        mutate_pod_affinity(obj)
         # metadata.generation is 1 (set by the base strategy) and moves with the spec: since 1.33, ungated
         # (KEP-5067), so controllers and the kubelet can tell which spec a status answers
 
@@ -41,6 +42,43 @@ class PodStrategy(RESTStrategy):
         if not isinstance(grace_period, int) or not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
             grace_period = 0
         return 1 if grace_period < 0 else grace_period
+
+
+def mutate_pod_affinity(pod: dict[str, Any]) -> None:
+    """mutatePodAffinity (MatchLabelKeysInPodAffinity, on in 1.33): each pod (anti-)affinity term's
+    matchLabelKeys and mismatchLabelKeys become In / NotIn requirements on the pod's own label values, added
+    to the term's labelSelector (a term without a selector matches nothing and is left alone)."""
+    spec = pod.get("spec")
+    affinity = spec.get("affinity") if isinstance(spec, dict) else None
+    if not isinstance(affinity, dict):
+        return
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = affinity.get(kind)
+        if not isinstance(section, dict):
+            continue
+        terms = [
+            weighted.get("podAffinityTerm")
+            for weighted in section.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+            if isinstance(weighted, dict)
+        ]
+        terms += list(section.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+        for term in terms:
+            if isinstance(term, dict):
+                _apply_label_keys(term, labels)
+
+
+def _apply_label_keys(term: dict[str, Any], labels: dict[str, Any]) -> None:
+    selector = term.get("labelSelector")
+    if not isinstance(selector, dict) or not (term.get("matchLabelKeys") or term.get("mismatchLabelKeys")):
+        return
+    added = []
+    for field, operator in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")):
+        for key in term.get(field) or []:
+            if isinstance(key, str) and key in labels:
+                added.append({"key": key, "operator": operator, "values": [labels[key]]})
+    if added:
+        selector["matchExpressions"] = [*(selector.get("matchExpressions") or []), *added]
 
 
 def qos_class(pod: dict[str, Any]) -> str:

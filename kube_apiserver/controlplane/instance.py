@@ -101,8 +101,8 @@ def storage_probe(storage: Any, timeout: float) -> Check:
 
 
 def informer_sync_check(caches: Callable[[], dict[str, Any]]) -> Check:
-    """The "informer-sync" readiness check: every watch cache holds its resource's state, as kube's checks
-    that the shared informers have synced. caches() names each cache by its resource."""
+    """The "informer-sync" readiness check: every watch cache has been filled once, as kube's checks that
+    the shared informers have synced. caches() names each cache by its resource."""
 
     async def check() -> str | None:
         pending = sorted(name for name, cache in caches().items() if not cache.synced)

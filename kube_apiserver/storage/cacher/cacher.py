@@ -186,8 +186,10 @@ class Cacher:
 
     @property
     def synced(self) -> bool:
-        """Whether the cache holds the storage's state (HasSynced): filled, and not failed."""
-        return self._ready.is_set() and self.failure is None
+        """Whether the cache's first fill is over (HasSynced). One that failed (values the configured
+        encryption cannot read) counts: its resource answers 500 with the reason, and the rest of the
+        server is ready (a cache that can never fill must not hold readiness forever)."""
+        return self._ready.is_set()
 
     async def start(self) -> None:
         try:

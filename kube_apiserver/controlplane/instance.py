@@ -29,6 +29,7 @@ from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, NamespaceController
 from kube_apiserver.controlplane import reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
+from kube_apiserver.controlplane.apiserver_identity import IdentityLeaseController, IdentityLeaseGC
 from kube_apiserver.controlplane.bootstrap import BootstrapController
 from kube_apiserver.controlplane.crd_registration import CRD_GROUP_PRIORITY_MINIMUM
 from kube_apiserver.controlplane.service_rest import new_service_rest
@@ -280,6 +281,9 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         ),
     )
     chain.rbac = reviews.RULE_RESOLVER["rbac"] = install_rbac(kube, chain.stores)
+    leases = chain.stores[("coordination.k8s.io", "v1", "leases")]
+    kube.add_post_start_hook("start-kube-apiserver-identity-lease-controller", IdentityLeaseController(leases).start)
+    kube.add_post_start_hook("start-kube-apiserver-identity-lease-garbage-collector", IdentityLeaseGC(leases).start)
     kube.add_post_start_hook(
         PRIORITY_CLASSES_HOOK,
         bootstrap_system_priority_classes(chain.stores[("scheduling.k8s.io", "v1", "priorityclasses")]),

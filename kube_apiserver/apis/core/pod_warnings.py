@@ -309,29 +309,24 @@ def warnings_for_template(template: Any, prefix: str) -> list[str]:
     return warnings_for_pod_spec_and_meta(template.get("spec"), template.get("metadata"), prefix)
 
 
-def _go_list(items: list[str]) -> str:
-    """fmt's %v of a []string: the items space-separated in brackets."""
-    return "[" + " ".join(items) + "]"
+def _name_warning(meta: Any, used_in: str) -> list[str]:
+    """A name that is no DNS label, where it ends up in hostnames; IsDNS1123Label's complaints printed as
+    fmt's %v of a []string (space-separated in brackets)."""
+    msgs = is_dns1123_label(str((meta or {}).get("name", "")))
+    if not msgs:
+        return []
+    return [
+        f"metadata.name: this is used in {used_in}, which can result in surprising behavior; a DNS label is "
+        f"recommended: [{' '.join(msgs)}]"
+    ]
 
 
 def pod_name_warnings(meta: Any) -> list[str]:
-    """A new pod whose name is no DNS label: it becomes the pod's hostname (podStrategy.WarningsOnCreate)."""
-    msgs = is_dns1123_label(str((meta or {}).get("name", "")))
-    if not msgs:
-        return []
-    return [
-        "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label "
-        f"is recommended: {_go_list(msgs)}"
-    ]
+    """A new pod's name becomes its hostname (podStrategy.WarningsOnCreate)."""
+    return _name_warning(meta, "the Pod's hostname")
 
 
 def workload_name_warnings(meta: Any) -> list[str]:
-    """A new workload whose name is no DNS label: its pods are named after it (the WarningsOnCreate of
-    Deployment, ReplicaSet, DaemonSet, Job, CronJob and ReplicationController)."""
-    msgs = is_dns1123_label(str((meta or {}).get("name", "")))
-    if not msgs:
-        return []
-    return [
-        "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS "
-        f"label is recommended: {_go_list(msgs)}"
-    ]
+    """A new workload's pods are named after it (the WarningsOnCreate of Deployment, ReplicaSet, DaemonSet,
+    Job, CronJob and ReplicationController)."""
+    return _name_warning(meta, "Pod names and hostnames")

@@ -46,6 +46,7 @@ from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store, key_root
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
+from kube_apiserver.runtime.errors import qualified
 from kube_apiserver.server.flowcontrol.ensurer import config_producer as apf_config_producer
 from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
 from kube_apiserver.server.healthz import Check, install_health_checks
@@ -309,17 +310,13 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         ready_first={
             "etcd-readiness": storage_probe(config.storage, STORAGE_READINESS_TIMEOUT),
             "informer-sync": informer_sync_check(
-                lambda: {
-                    s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): s.storage
-                    for s in chain.stores.values()
-                }
+                lambda: {qualified(s.spec.resource, s.spec.group): s.storage for s in chain.stores.values()}
             ),
         },
     )
 
     CALLBACKS.storage_objects = lambda: {
-        s.spec.resource + (f".{s.spec.group}" if s.spec.group else ""): len(s.storage.objects)
-        for s in chain.stores.values()
+        qualified(s.spec.resource, s.spec.group): len(s.storage.objects) for s in chain.stores.values()
     }
     CALLBACKS.watchers = lambda: {
         (s.spec.group, s.spec.version, s.spec.kind): len(s.storage.watchers)

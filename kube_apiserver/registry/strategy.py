@@ -20,7 +20,6 @@ from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, v
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
 
-# Struct-valued status fields the schema cannot tell from pointers (LoadBalancerStatus).
 # Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
 _STATUS_KEPT = {("", "Node")}
 
@@ -83,9 +82,10 @@ class RESTStrategy:
         # kube bumps metadata.generation only for kinds with a spec/status split
         self.tracks_generation = self.has_status
         self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
-        # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
-        # store's markAsDeleting does; a namespace's own Delete sets only the timestamp)
-        self.records_deletion_grace_period = True
+
+    # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
+    # store's markAsDeleting does; a namespace's own Delete sets only the timestamp).
+    records_deletion_grace_period = True
 
     # --- defaults (applied to every object a client writes, before prepare and validate) ---
 
@@ -200,11 +200,7 @@ class RESTStrategy:
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
         """Only status changes through /status: the result is the old object with the new status."""
-        out = copy.deepcopy(old)
-        out_meta = metautil.metadata(out)
-        new_meta = new.get("metadata") or {}
-        if "resourceVersion" in new_meta:
-            out_meta["resourceVersion"] = new_meta["resourceVersion"]
+        out = stored_copy(new, old)
         if "status" in new:
             out["status"] = new["status"]
         else:
@@ -231,3 +227,13 @@ def _spec_of(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _no_name_errors(name: str) -> list[str]:
     return []
+
+
+def stored_copy(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """The stored object as a subresource write starts from (dropPodUpdates and the like): a copy of old,
+    with the resourceVersion the request names, so that its precondition still holds."""
+    out = copy.deepcopy(old)
+    new_meta = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
+    if "resourceVersion" in new_meta:
+        metautil.metadata(out)["resourceVersion"] = new_meta["resourceVersion"]
+    return out

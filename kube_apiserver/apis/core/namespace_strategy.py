@@ -12,10 +12,8 @@ FINALIZER_KUBERNETES = "kubernetes"
 
 
 class NamespaceStrategy(RESTStrategy):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # namespace REST.Delete sets the deletionTimestamp and the Terminating phase, no grace period
-        self.records_deletion_grace_period = False
+    # namespace REST.Delete sets the deletionTimestamp and the Terminating phase, no grace period
+    records_deletion_grace_period = False
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {}) if isinstance(obj.get("spec"), dict) else obj.setdefault("spec", {})

@@ -15,6 +15,7 @@ from kube_apiserver.endpoints.handlers import update as update_handler
 from kube_apiserver.endpoints.handlers.scope import RequestScope
 from kube_apiserver.endpoints.installer import Handler
 from kube_apiserver.registry.store import Store
+from kube_apiserver.registry.strategy import stored_copy
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
@@ -46,10 +47,7 @@ class ResizeStrategy(PodStrategy):
             return super().prepare_for_subresource_update(subresource, new, old)
         # dropNonResizeUpdates: the stored pod, with the resources and resize policy of each container the
         # new one names (a container it reorders or renames is left as it was, for validation to see)
-        out = copy.deepcopy(old)
-        new_meta = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
-        if "resourceVersion" in new_meta:
-            metautil.metadata(out)["resourceVersion"] = new_meta["resourceVersion"]
+        out = stored_copy(new, old)
         for field in ("containers", "initContainers"):
             by_name = {c.get("name"): i for i, c in enumerate(_containers(out, field))}
             stored = _containers(out, field)

@@ -21,6 +21,7 @@ from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
 from kube_apiserver.endpoints.installer import APIResource, Handler
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import Store
+from kube_apiserver.registry.strategy import stored_copy
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
@@ -240,10 +241,7 @@ class EphemeralContainersStrategy(PodStrategy):
     ) -> dict[str, Any]:
         if subresource != EPHEMERAL_CONTAINERS:
             return super().prepare_for_subresource_update(subresource, new, old)
-        out = copy.deepcopy(old)
-        new_meta = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
-        if "resourceVersion" in new_meta:
-            metautil.metadata(out)["resourceVersion"] = new_meta["resourceVersion"]
+        out = stored_copy(new, old)
         new_spec = new.get("spec") if isinstance(new.get("spec"), dict) else {}
         spec = out.setdefault("spec", {})
         if new_spec.get("ephemeralContainers") is None:

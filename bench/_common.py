@@ -271,6 +271,9 @@ def bare_server(data_dir: str, body: bytes) -> Iterator[BareServer]:
         os.remove(f.name)
 
 
+_FRAMING_READ = 64  # a chunk's CRLF, the next one's size line and a few bytes of its data
+
+
 class Conn:
     """A lean keep-alive HTTPS/1.1 client on a blocking socket. http.client parses headers with the email
     package, which costs more than some servers spend on the request; this one finds the status and the
@@ -283,8 +286,8 @@ class Conn:
         self.buf = bytearray()
         self.body_buf = bytearray()  # see request_sized
 
-    def _fill(self) -> None:
-        data = self.sock.recv(262144)
+    def _fill(self, size: int = 262144) -> None:
+        data = self.sock.recv(size)
         if not data:
             raise ConnectionError("connection closed by the server")
         self.buf += data
@@ -348,12 +351,14 @@ class Conn:
             return status, view[:n] if reuse else bytes(out)  # type: ignore[return-value]
         if b"transfer-encoding: chunked" not in head:
             raise ValueError(f"no framing in {head!r}")
-        # chunked: each chunk's data is read straight into the body buffer, as a large body above
+        # chunked: each chunk's data is read straight into the body buffer, as a large body above, and the
+        # framing between chunks in small reads (a large read would bring most of the next chunk's data
+        # through self.buf, to be copied twice more)
         out = self.body_buf if reuse else bytearray()
         got = 0
         while True:
             while (j := self.buf.find(b"\r\n")) < 0:
-                self._fill()
+                self._fill(_FRAMING_READ)
             size = int(bytes(self.buf[:j]).split(b";")[0], 16)
             del self.buf[: j + 2]
             if size:
@@ -362,7 +367,8 @@ class Conn:
                     out.extend(bytes(max(need, 2 * len(out)) - len(out)))
                 with memoryview(out) as view:
                     take = min(len(self.buf), size)
-                    view[got : got + take] = self.buf[:take]
+                    with memoryview(self.buf) as buffered:
+                        view[got : got + take] = buffered[:take]
                     del self.buf[:take]
                     got += take
                     while got < need:
@@ -371,7 +377,7 @@ class Conn:
                             raise ConnectionError("connection closed by the server")
                         got += k
             while len(self.buf) < 2:  # the CRLF after the chunk's data (or after the last, empty chunk)
-                self._fill()
+                self._fill(_FRAMING_READ)
             del self.buf[:2]
             if not size:
                 return status, memoryview(out)[:got] if reuse else bytes(out[:got])  # type: ignore[return-value]

@@ -23,10 +23,16 @@ STREAM_WRITER = "k8s.stream_writer"
 
 
 class StreamWriter(Protocol):
-    """Writes one chunk of a started streamed response straight to the connection, bypassing the ASGI send;
-    False when it cannot (the caller then uses the send, which waits for a slow client)."""
+    """Writes chunks of a started streamed response straight to the connection, bypassing the ASGI send."""
 
-    def write(self, body: bytes) -> bool: ...
+    def write(self, body: bytes) -> bool:
+        """One chunk; False when it cannot (the caller then uses the send, which waits for a slow client)."""
+        ...
+
+    async def write_joined(self, parts: list[bytes], separator: bytes) -> int:
+        """separator.join(parts) as one chunk, waiting first while the client is not reading; the size of
+        the chunk's data, or 0 when it cannot (the caller then uses the send). parts is consumed."""
+        ...
 
 
 class Request:
@@ -180,11 +186,14 @@ async def send_json_around(
     suffix: bytes,
     separator: bytes = b",",
     encoded: Callable[[Any], bytes] = _identity,
+    writer: StreamWriter | None = None,
 ) -> None:
     """A 200 JSON body prefix + the items' encoded(item) bytes joined by separator + suffix. A body that fits
     in one piece of about LIST_PIECE_BYTES has a Content-Length; a larger one is written chunked, a piece
     at a time. A piece is a run of items joined in C (no Python step per item); the number of items in
-    the next piece follows the size of the last."""
+    the next piece follows the size of the last. With a writer, the pieces after the first go straight to
+    the connection, each joined once with its chunk framing (through the send, each piece would pass every
+    filter's send and be copied again by the HTTP server to frame it); the end still goes through the send."""
     n = len(items)
     headers = _headers("application/json", None)
     per_piece = max(1, LIST_PIECE_BYTES // (len(encoded(items[0])) + len(separator))) if n else 1
@@ -197,15 +206,26 @@ async def send_json_around(
         return
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": True})
+    size = len(body)
     start = per_piece
     while start < n:
-        per_piece = max(1, per_piece * LIST_PIECE_BYTES // max(len(body), 1))
+        per_piece = max(1, per_piece * LIST_PIECE_BYTES // max(size, 1))
         run = list(map(encoded, items[start : start + per_piece]))
         run.insert(0, b"")  # the separator before the run's first item
         start += per_piece
+        if writer is not None:
+            size = await writer.write_joined(run, separator)
+            if size:
+                continue
+            writer = None  # refused (the client is gone): the rest goes through the send
         body = separator.join(run)
+        size = len(body)
         last = start >= n
-        await send({"type": "http.response.body", "body": body + suffix if last else body, "more_body": not last})
+        if last:
+            await send({"type": "http.response.body", "body": body + suffix})
+            return
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+    await send({"type": "http.response.body", "body": suffix})
 
 
 async def send_json(send: Any, status: int, obj: Any) -> None:

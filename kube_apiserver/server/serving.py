@@ -103,6 +103,21 @@ class ChunkedStreamWriter:
         self._transport.write(b"%x\r\n%b\r\n" % (len(body), body))
         return True
 
+    async def write_joined(self, parts: list[bytes], separator: bytes) -> int:
+        cycle = self._cycle
+        if cycle.flow.write_paused and not cycle.disconnected:
+            await cycle.flow.drain()  # what the ASGI send does for a client that is not reading
+        if cycle.disconnected or not cycle.response_started or cycle.response_complete or not cycle.chunked_encoding:
+            return 0
+        size = sum(map(len, parts)) + len(separator) * (len(parts) - 1)
+        if not size:
+            return 0  # an empty chunk would end the response
+        # the framing goes on the first and last parts (small next to the piece), so the piece is copied once
+        parts[0] = b"%x\r\n%b" % (size, parts[0])
+        parts[-1] += b"\r\n"
+        self._transport.write(separator.join(parts))
+        return size
+
 
 class ClientCertHttpToolsProtocol(HttpToolsProtocol):
     _tls_extension: dict[str, Any] | None = None

@@ -663,6 +663,43 @@ def test_list_larger_than_one_write_piece(server, ns, core_v1):
     assert sum(1 for i in items if (i.data or {}).get("v") == payload) == 30
 
 
+def test_large_list_to_a_client_that_reads_slowly(server, ns):
+    """Pieces of a large list wait for a client that stops reading (the connection drains before the next
+    piece is written) rather than piling up in the server; meanwhile other requests are answered, and the
+    slow client still gets the whole document; one that goes away leaves the server serving."""
+    payload = "q" * (900 << 10)
+    for i in range(16):  # ~14 MiB: more than the socket buffers hold (up to 4 MiB sent, as much received)
+        r = server.request(
+            "POST",
+            f"/api/v1/namespaces/{ns}/configmaps",
+            json={
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": f"slow-{i:02}"},
+                "data": {"v": payload},
+            },
+        )
+        assert r.status_code == 201, r.text
+    with server.request(
+        "GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/json"}, stream=True
+    ) as r:
+        assert r.status_code == 200
+        first = r.raw.read(1024)
+        time.sleep(1.0)  # the server's writes back up meanwhile
+        assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps/slow-00").status_code == 200
+        body = first + r.raw.read()
+    names = [i["metadata"]["name"] for i in json.loads(body)["items"]]
+    assert names == [f"slow-{i:02}" for i in range(16)]
+    # a client that goes away in the middle: the server lets the list go and serves on
+    with server.request(
+        "GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/json"}, stream=True
+    ) as r:
+        r.raw.read(1024)
+        time.sleep(0.5)
+    assert server.request("GET", "/readyz").text == "ok"
+    assert server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?limit=1").json()["items"]
+
+
 def test_raw_objects_are_written_in_go_field_order(server, ns):
     """kube-apiserver writes a built-in object as its Go struct: kind before apiVersion, then metadata with the
     server's fields (uid, resourceVersion, creationTimestamp, managedFields) in ObjectMeta order, whatever

@@ -83,3 +83,62 @@ def test_pieces_follow_the_item_sizes_and_encode_lazily():
     assert items[0].reads == 2 and all(i.reads == 1 for i in items[1:])  # the first also sized the first piece
     assert sum(len(b) >= 2 * LIST_PIECE_BYTES for b, _ in bodies) == 1
     assert sum(len(b) > LIST_PIECE_BYTES // 2 for b, _ in bodies) >= len(bodies) - 2
+
+
+class _Writer:
+    """A StreamWriter that keeps what it is given (joined as the connection's writer joins it) and refuses
+    from the refuse_from-th piece on, as the real one does once the client is gone."""
+
+    def __init__(self, out: list[bytes], refuse_from: int) -> None:
+        self.out = out
+        self.refuse_from = refuse_from
+        self.calls = 0
+
+    def write(self, body: bytes) -> bool:
+        raise AssertionError("a list writes joined pieces")
+
+    async def write_joined(self, parts: list[bytes], separator: bytes) -> int:
+        self.calls += 1
+        if self.calls >= self.refuse_from:
+            return 0
+        piece = separator.join(parts)
+        self.out.append(piece)
+        return len(piece)
+
+
+@pytest.mark.parametrize("refuse_from", [1, 3, 10**9])
+def test_pieces_after_the_first_go_to_the_writer_and_the_end_through_the_send(refuse_from):
+    """With a StreamWriter, the pieces after the first go straight to it while it takes them; whatever it
+    refuses goes through the send, and the response always ends through the send (the HTTP server then
+    writes the last chunk), so the document is whole in order."""
+    items = [orjson.dumps({"i": i, "p": "x" * 100}) for i in range(3000)]
+    sent: list[tuple[bytes, bool]] = []
+    order: list[str] = []
+    out: list[bytes] = []
+
+    class Tracking(_Writer):
+        async def write_joined(self, parts: list[bytes], separator: bytes) -> int:
+            n = await super().write_joined(parts, separator)
+            if n:
+                order.append("writer")
+            return n
+
+    writer = Tracking(out, refuse_from)
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.body":
+            sent.append((bytes(message["body"]), message.get("more_body", False)))
+            order.append("send")
+
+    asyncio.run(send_json_around(send, b'{"items":[', items, b"]}", writer=writer))
+    # the document, in the order the connection saw it
+    seq, s, w = [], iter(sent), iter(out)
+    for who in order:
+        seq.append(next(s)[0] if who == "send" else next(w))
+    assert orjson.loads(b"".join(seq)) == {"items": [orjson.loads(i) for i in items]}
+    assert sent[0][1] and not sent[-1][1]  # the first piece opens the stream, the send ends it
+    assert order[0] == "send" and order[-1] == "send"
+    if refuse_from == 10**9:
+        assert order.count("send") == 2 and len(out) > 3  # the first piece and the end
+    else:  # once refused, the writer is not asked again
+        assert writer.calls == refuse_from and len(out) == refuse_from - 1

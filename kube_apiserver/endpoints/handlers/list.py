@@ -204,10 +204,18 @@ async def list_resource(scope: RequestScope) -> None:
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
         if spec.custom or not result.items:  # custom resources' items keep their kind and apiVersion
-            await send_json_around(send, head[:-1] + b',"items":[', result.items, b"]}", encoded=_RAW)
+            await send_json_around(
+                send, head[:-1] + b',"items":[', result.items, b"]}", encoded=_RAW, writer=scope.req.stream_writer()
+            )
         else:  # as a typed list: items without kind and apiVersion, each opened by the separator
             await send_json_around(
-                send, head[:-1] + b',"items":[{', result.items, b"]}", separator=b",{", encoded=_ITEM_TAIL
+                send,
+                head[:-1] + b',"items":[{',
+                result.items,
+                b"]}",
+                separator=b",{",
+                encoded=_ITEM_TAIL,
+                writer=scope.req.stream_writer(),
             )
         return
     objects = [i.obj for i in result.items]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.apis.core.validation import apparmor
 from kube_apiserver.registry.strategy import RESTStrategy
 
 DEFAULT_GRACE_PERIOD = 30
@@ -28,6 +29,7 @@ class PodStrategy(RESTStrategy):
         status["qosClass"] = qos_class(obj)  # (PodStatus field order: phase, conditions, ..., qosClass)
         obj["status"] = status
         mutate_pod_affinity(obj)
+        apparmor.sync_annotations_and_fields(obj)
         # metadata.generation is 1 (set by the base strategy) and moves with the spec: since 1.33, ungated
         # (KEP-5067), so controllers and the kubelet can tell which spec a status answers
 

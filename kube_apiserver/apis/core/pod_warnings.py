@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.apis.core.validation import apparmor
 from kube_apiserver.runtime.meta import is_dns1123_label
 from kube_apiserver.runtime.quantity import QuantityError, quantity_value
 
@@ -123,6 +124,8 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
         if isinstance(key, str) and key.startswith(_SECCOMP_CONTAINER_PREFIX):
             container_seccomp = True
             break
+    # A template's AppArmor annotation without a field (a pod's is warned of when create syncs the two).
+    container_apparmor = bool(prefix) and apparmor.has_annotations(annotations) and apparmor.profile_of(spec) is None
     for field in _CONTAINER_FIELDS:
         containers = spec.get(field)
         if not containers or not isinstance(containers, list):
@@ -140,6 +143,10 @@ def warnings_for_pod_spec_and_meta(spec: Any, meta: Any, prefix: str = "") -> li
                         f"{prefix}metadata.annotations[{key}]: "
                         'non-functional in v1.27+; use the "seccompProfile" field instead'
                     )
+            if container_apparmor and apparmor.profile_of(container) is None:
+                key = apparmor.ANNOTATION_PREFIX + str(get("name", ""))
+                if key in annotations:
+                    out.append(apparmor.deprecation_warning(f"{prefix}metadata.annotations", key))
             resources = get("resources")
             if isinstance(resources, dict) and resources:
                 for kind in ("limits", "requests"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kube_apiserver.apis.core.validation import apparmor
 from kube_apiserver.apis.core.validation.common import (
     as_dict,
     as_list,
@@ -91,6 +92,7 @@ def validate_pod_specific_annotations(annotations: Any, spec: dict[str, Any], pa
         causes.append(
             field_invalid(f"{path}[{POD_DELETION_COST}]", annotations[POD_DELETION_COST], "must be a 32bit integer")
         )
+    causes += apparmor.validate_pod_annotations(annotations, spec, path)
     return causes
 
 
@@ -288,6 +290,7 @@ def validate_pod_template_spec(template: Any, path: str) -> list[StatusCause]:
     causes += validate_annotations(meta.get("annotations"), f"{path}.annotations")
     causes += validate_pod_specific_annotations(meta.get("annotations"), spec, f"{path}.annotations")
     causes += validate_pod_spec(spec, f"{path}.spec")
+    causes += apparmor.validate_annotations_match_fields(meta.get("annotations"), spec, f"{path}.spec")
     if as_list(spec.get("ephemeralContainers")):
         causes.append(
             field_forbidden(f"{path}.spec.ephemeralContainers", "ephemeral containers not allowed in pod template")
@@ -326,6 +329,7 @@ def validate_pod(obj: dict[str, Any]) -> list[StatusCause]:
             causes.append(field_forbidden("spec.ephemeralContainers", "cannot be set on create"))
         if spec.get("nodeName") and as_list(spec.get("schedulingGates")):
             causes.append(field_forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
+        causes += apparmor.validate_annotations_match_fields(meta.get("annotations"), spec, "spec")
     return causes
 
 
@@ -346,6 +350,7 @@ def validate_pod_update(new: dict[str, Any], old: dict[str, Any]) -> list[Status
         path = f"metadata.annotations[{MIRROR_POD_ANNOTATION}]"
         verb = "add" if MIRROR_POD_ANNOTATION not in old_ann else "remove or update"
         causes.append(field_forbidden(path, f"may not {verb} mirror pod annotation"))
+    causes += apparmor.validate_annotation_updates(new_ann, old_ann, "metadata.annotations")
     new_spec, old_spec = as_dict(new.get("spec")), as_dict(old.get("spec"))
     for key in ("containers", "initContainers"):
         if len(as_list(new_spec.get(key))) != len(as_list(old_spec.get(key))):

@@ -19,12 +19,14 @@ from kube_apiserver.runtime.errors import (
     field_invalid,
     field_not_supported,
     field_required,
+    field_too_long,
 )
 from kube_apiserver.runtime.validation.names import is_valid_group_id, is_valid_user_id
 
 _SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
 _SYSCTL_RE = re.compile("^(" + _SYSCTL_SEGMENT + "[\\./])*" + _SYSCTL_SEGMENT + "$")
 _SECCOMP_TYPES = ["Localhost", "RuntimeDefault", "Unconfined"]
+_MAX_LOCALHOST_PROFILE_BYTES = 4095  # maxLocalhostProfileLength
 
 
 def _ids(sc: dict[str, Any], path: str, keys: tuple[str, ...]) -> list[StatusCause]:
@@ -72,6 +74,8 @@ def validate_app_armor_profile(profile: Any, path: str) -> list[StatusCause]:
             return [field_invalid(f"{path}.localhostProfile", local, "must not be padded with whitespace")]
         if not local:
             return [field_required(f"{path}.localhostProfile", "must be set when AppArmor type is Localhost")]
+        if len(local.encode()) > _MAX_LOCALHOST_PROFILE_BYTES:
+            return [field_too_long(f"{path}.localhostProfile", "", _MAX_LOCALHOST_PROFILE_BYTES)]
         return []
     if kind in ("RuntimeDefault", "Unconfined"):
         if local is not None:

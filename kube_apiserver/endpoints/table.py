@@ -79,5 +79,7 @@ def to_table(
         "metadata": list_meta or {},
     }
     table["columnDefinitions"] = column_definitions(printer) if headers else None
+    if printer.sort_key is not None:
+        objects = sorted(objects, key=printer.sort_key)
     table["rows"] = [table_row(printer, o, include, now) for o in objects]
     return table

@@ -38,6 +38,9 @@ RowFunc = Callable[[dict[str, Any], float], list[Any]]
 class TablePrinter:
     columns: tuple[TableColumn, ...]
     row: RowFunc
+    # The order of a list's rows when the printer has its own (printFlowSchemaList sorts), else None:
+    # the list's order
+    sort_key: Callable[[dict[str, Any]], Any] | None = None
 
 
 @dataclass(frozen=True)

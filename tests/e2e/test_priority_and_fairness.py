@@ -225,7 +225,13 @@ def test_bootstrap_objects_as_kube_1_33(server):
         return {i["metadata"]["name"]: (i.get("status") or {}).get("conditions") for i in items}
 
     conds = wait_until(lambda: (s := statuses()) and all(s.values()) and s, message="Dangling conditions")
-    rows = {r["NAME"]: r for r in parse_table(server.kubectl("get", "flowschemas").stdout)}
+    table = parse_table(server.kubectl("get", "flowschemas").stdout)
+    # listed in the order they are matched in (printFlowSchemaList): by precedence, then name
+    assert [r["NAME"] for r in table][:3] == ["exempt", "probes", "system-leader-election"]
+    assert [r["NAME"] for r in table][-1] == "catch-all"
+    order = [(int(r["MATCHINGPRECEDENCE"]), r["NAME"]) for r in table]
+    assert order == sorted(order)
+    rows = {r["NAME"]: r for r in table}
     assert rows["global-default"] == {
         "NAME": "global-default",
         "PRIORITYLEVEL": "global-default",

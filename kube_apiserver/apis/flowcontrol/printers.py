@@ -26,6 +26,13 @@ def flow_schema_row(obj: dict[str, Any], now: float) -> list[Any]:
     ]
 
 
+def flow_schema_precedence(obj: dict[str, Any]) -> tuple[int, str]:
+    """FlowSchemaSequence: a list of flow schemas is printed in the order they are matched in, by
+    matchingPrecedence and then name."""
+    precedence = d(obj.get("spec")).get("matchingPrecedence")
+    return (precedence if type(precedence) is int else 0, name(obj))
+
+
 FLOW_SCHEMA_PRINTER = TablePrinter(
     columns=(
         NAME_COLUMN,
@@ -45,6 +52,7 @@ FLOW_SCHEMA_PRINTER = TablePrinter(
         col("MissingPL", description="references a broken or non-existent PriorityLevelConfiguration"),
     ),
     row=flow_schema_row,
+    sort_key=flow_schema_precedence,
 )
 
 # flowcontrol/v1 defaulting for a Limited priority level and its queuing configuration

@@ -366,3 +366,24 @@ def test_apply_through_the_status_subresource_records_its_manager(server, ns):
     status["status"]["replicas"] = 4
     r = apply(server, ns, status, "--subresource=status", "--field-manager=other", check=False)
     assert r.returncode != 0 and 'conflict with "ctrl"' in r.stderr and ".status.replicas" in r.stderr
+
+
+def test_apply_a_raw_extension_field(server, ns):
+    """A RawExtension field (ControllerRevision.data) holds any JSON value and is owned whole
+    (__untyped_atomic_): an object in it applies, and another manager's different value is a conflict on
+    .data itself."""
+    revision = {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {"name": "rev"},
+        "revision": 1,
+        "data": {"spec": {"template": {"metadata": {"labels": {"a": "b"}}}}},
+    }
+    apply(server, ns, revision)
+    apply(server, ns, revision)  # again: no change
+    obj = get(server, ns, "controllerrevision", "rev")
+    assert obj["data"] == revision["data"]
+    assert owners(obj)[("kubectl", "Apply")]["fieldsV1"] == {"f:data": {}, "f:revision": {}}
+    revision["data"] = {"spec": {"replicas": 2}}
+    res = apply(server, ns, revision, "--field-manager=other", check=False)
+    assert 'Apply failed with 1 conflict: conflict with "kubectl": .data' in res.stderr

@@ -105,8 +105,12 @@ class _Converter:
         if atom is not None:
             return atom
         atom = self.named[name] = Atom(name)  # registered first: definitions refer to themselves
-        if name in (_QUANTITY, _RAW_EXTENSION):
+        if name == _QUANTITY:
             atom.scalar = UNTYPED
+            return atom
+        if name == _RAW_EXTENSION:
+            # any JSON value, owned whole (__untyped_atomic_: ControllerRevision.data holds an object)
+            atom.scalar, atom.list, atom.map = UNTYPED_ATOMIC.scalar, UNTYPED_ATOMIC.list, UNTYPED_ATOMIC.map
             return atom
         schema = self.defs.get(name)
         if not isinstance(schema, dict):

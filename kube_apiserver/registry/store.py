@@ -297,8 +297,8 @@ class Store:
                 else:
                     try:
                         result = try_update(orjson.loads(cur.raw))
-                    except _EmptiedFinalizers:
-                        return cur, False  # would be deleted: the last stored state
+                    except _EmptiedFinalizers as e:
+                        return _not_stored(e.obj, key), False  # would be deleted: answered with the update
                 return _not_stored(result, key), created
             old_obj = self.storage.get_cached(key)
             stored = await self._update_or_delete(key, try_update, old_obj, ignore_not_found=may_create)
@@ -347,8 +347,8 @@ class Store:
                     raise self._not_found(name)
                 try:
                     result = try_update(orjson.loads(cur.raw))
-                except _EmptiedFinalizers:
-                    return cur  # would be deleted: the last stored state
+                except _EmptiedFinalizers as e:
+                    return _not_stored(e.obj, key)  # would be deleted: answered with the update
                 return _not_stored(result, key)
             old_obj = self.storage.get_cached(key)
             if old_obj is None:
@@ -424,7 +424,7 @@ class Store:
             warning.add_warning(text)
         if new_meta.get("deletionTimestamp") and not new_meta.get("deletionGracePeriodSeconds"):
             if not self.strategy.has_finalizers(new):
-                raise _EmptiedFinalizers(old_meta.get("resourceVersion", ""))
+                raise _EmptiedFinalizers(old_meta.get("resourceVersion", ""), new)
         return new
 
     async def _update_or_delete(
@@ -447,7 +447,9 @@ class Store:
                 except serrors.InvalidObjError:
                     continue
                 self._notify(gone.obj, None)
-                return gone
+                # a client that updated expects the updated object back (deleteWithoutFinalizers), not the
+                # last stored state (that is what watchers get with the DELETED event)
+                return _not_stored(e.obj, key)
 
     # --- delete ---
 
@@ -532,9 +534,10 @@ class Store:
 class _EmptiedFinalizers(Exception):  # noqa: N818 - upstream's errEmptiedFinalizers
     """An update took the last finalizer off an object being deleted: delete it instead of writing."""
 
-    def __init__(self, resource_version: str) -> None:
+    def __init__(self, resource_version: str, obj: dict[str, Any]) -> None:
         super().__init__(resource_version)
         self.resource_version = resource_version
+        self.obj = obj  # the updated object: what the client is answered with (deleteWithoutFinalizers)
 
 
 def _rfc3339_in(seconds: int) -> str:

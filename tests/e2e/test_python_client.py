@@ -517,9 +517,24 @@ def test_finalizers(core_v1, ns):
     # Spec-ish changes are still allowed while terminating.
     core_v1.patch_namespaced_config_map("fin", ns, {"data": {"late": "write"}})
 
-    out = core_v1.patch_namespaced_config_map("fin", ns, {"metadata": {"finalizers": None}})
+    # Taking the last finalizer off deletes it; the client is answered with its update, as applied
+    # (deleteWithoutFinalizers), not with the last stored state. A dry run answers the same.
+    patch = {"metadata": {"finalizers": None}, "data": {"late": "last"}}
+    out = core_v1.patch_namespaced_config_map("fin", ns, patch, dry_run="All")
+    assert (out.metadata.finalizers, out.data["late"]) == (None, "last")
+    out = core_v1.patch_namespaced_config_map("fin", ns, patch)
     assert out.metadata.name == "fin"
+    assert (out.metadata.finalizers, out.data["late"]) == (None, "last")
+    assert out.metadata.deletion_timestamp is not None
     wait_until(lambda: _gone(core_v1, ns, "fin"), timeout=10, message="the object to be deleted")
+    # the same through a PUT
+    core_v1.create_namespaced_config_map(ns, cm("fin-put", finalizers=["e2e.example.com/hold"]))
+    core_v1.delete_namespaced_config_map("fin-put", ns)
+    obj = core_v1.read_namespaced_config_map("fin-put", ns)
+    obj.metadata.finalizers, obj.data = [], {"put": "yes"}
+    out = core_v1.replace_namespaced_config_map("fin-put", ns, obj)
+    assert (out.metadata.finalizers, out.data) == (None, {"put": "yes"})
+    assert _gone(core_v1, ns, "fin-put")
 
 
 def test_finalizer_removal_is_a_single_deleted_event(core_v1, ns):

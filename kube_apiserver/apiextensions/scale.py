@@ -10,8 +10,9 @@ import orjson
 
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, typed_decode
 from kube_apiserver.endpoints.handlers.patch import patch_function
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, check_name, decode_object, write_object
 from kube_apiserver.runtime import errors
+from kube_apiserver.storage.interface import Preconditions
 
 Handler = Callable[[RequestScope], Awaitable[None]]
 
@@ -77,9 +78,15 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
 
     async def update_scale(scope: RequestScope) -> None:
         scale_obj = await decode_object(scope, "Scale", "autoscaling/v1")
-        stored = await scope.store.patch(
-            scope.namespace, scope.info.name, lambda obj: apply_scale(scope, obj, scale_obj), dry_run=scope.dry_run
-        )
+        check_name(scope, scale_obj)
+        uid = (scale_obj.get("metadata") or {}).get("uid")
+
+        def update(obj: dict[str, Any]) -> dict[str, Any]:
+            if uid:  # a precondition on the custom resource, as for the built-in scales
+                Preconditions(uid=str(uid)).check(scope.store.key(scope.namespace, scope.info.name), obj)
+            return apply_scale(scope, obj, scale_obj)
+
+        stored = await scope.store.patch(scope.namespace, scope.info.name, update, dry_run=scope.dry_run)
         await write_object(scope, 200, to_scale(stored.obj))
 
     async def patch_scale(scope: RequestScope) -> None:

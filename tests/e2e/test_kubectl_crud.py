@@ -613,6 +613,40 @@ def test_scale_deployment(server, ns):
     res = server.kubectl("-n", ns, "scale", "deployment", "dep1", "--current-replicas=1", "--replicas=5", check=False)
     assert res.returncode == 1
     assert "Expected replicas to be 1, was 3" in res.stderr, res.stderr
+    # A PUT of the Scale names the deployment (checkName), and its uid, when given, must be the deployment's.
+    path = f"/apis/apps/v1/namespaces/{ns}/deployments/dep1/scale"
+    body = {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": {"name": "zzz"}, "spec": {"replicas": 2}}
+    r = server.request("PUT", path, json=body)
+    assert (r.status_code, r.json()["message"]) == (
+        400,
+        "the name of the object (zzz) does not match the name on the URL (dep1)",
+    )
+    body["metadata"] = {"name": "dep1", "uid": "wrong"}
+    r = server.request("PUT", path, json=body)
+    assert r.status_code == 409 and r.json()["reason"] == "Conflict"
+    assert r.json()["message"] == (
+        f'Operation cannot be fulfilled on deployments.apps "dep1": Precondition failed: '
+        f"UID in precondition: wrong, UID in object meta: {dep['metadata']['uid']}"
+    )
+    body["metadata"]["uid"] = dep["metadata"]["uid"]
+    assert server.request("PUT", path, json=body).json()["spec"] == {"replicas": 2}
+
+
+def test_put_body_names_the_object_of_the_url(server, ns):
+    """checkName: a PUT whose body has another name, no name, or another namespace is a 400."""
+    server.kubectl("-n", ns, "create", "configmap", "named")
+    path = f"/api/v1/namespaces/{ns}/configmaps/named"
+    cases = [
+        ({"name": "other"}, "the name of the object (other) does not match the name on the URL (named)"),
+        ({}, "the name of the object () does not match the name on the URL (named)"),
+        (
+            {"name": "named", "namespace": "elsewhere"},
+            f"the namespace of the object (elsewhere) does not match the namespace on the URL ({ns})",
+        ),
+    ]
+    for meta, message in cases:
+        r = server.request("PUT", path, json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta})
+        assert (r.status_code, r.json()["reason"], r.json()["message"]) == (400, "BadRequest", message)
 
 
 def test_explain(server):

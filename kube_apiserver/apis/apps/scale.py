@@ -11,10 +11,11 @@ import orjson
 
 from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.patch import patch_function
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, check_name, decode_object, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import selector_from_label_selector_dict, selector_from_set
+from kube_apiserver.storage.interface import Preconditions
 
 
 def to_scale(obj: dict[str, Any]) -> dict[str, Any]:
@@ -87,9 +88,13 @@ _SCALE_FIELD_MANAGER = ("autoscaling/v1", "Scale", "scale")
 async def update_scale(scope: RequestScope) -> None:
     manager = apply_handler.field_manager_name(scope, "UpdateOptions")
     scale = await decode_object(scope, "Scale", "autoscaling/v1")
+    check_name(scope, scale)
+    uid = (scale.get("metadata") or {}).get("uid")
     fm = fieldmanager.field_manager_for(*_SCALE_FIELD_MANAGER)
 
     def update(obj: dict[str, Any]) -> dict[str, Any]:
+        if uid:  # the Scale's uid is a precondition on its parent (scaleUpdatedObjectInfo.Preconditions)
+            Preconditions(uid=str(uid)).check(scope.store.key(scope.namespace, scope.info.name), obj)
         new = _managed_scale(scope, obj, lambda current: fm.update(current, copy.deepcopy(scale), manager))
         return _apply_scale(scope, obj, new)
 

@@ -167,6 +167,20 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
     return obj
 
 
+def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
+    """checkName (a PUT): the body names the object of the URL, and its namespace, when it has one, is the
+    URL's."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name, url_name = meta.get("name") or "", scope.info.name
+    if name != url_name:
+        raise errors.new_bad_request(f"the name of the object ({name}) does not match the name on the URL ({url_name})")
+    namespace = meta.get("namespace") or ""
+    if scope.namespace and namespace and namespace != scope.namespace:
+        raise errors.new_bad_request(
+            f"the namespace of the object ({namespace}) does not match the namespace on the URL ({scope.namespace})"
+        )
+
+
 async def write_object(scope: RequestScope, status: int, obj: dict[str, Any], raw: bytes | None = None) -> None:
     """Write one object in the negotiated form; raw, when given, is obj already encoded as JSON."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)

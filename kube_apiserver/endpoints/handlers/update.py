@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from kube_apiserver.endpoints.handlers.apply import field_manager_name
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, dedup_owner_references, write_object
+from kube_apiserver.endpoints.handlers.scope import (
+    RequestScope,
+    check_name,
+    decode_object,
+    dedup_owner_references,
+    write_object,
+)
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.registry.resource_spec import canonical_order
 
@@ -12,6 +18,7 @@ async def update_resource(scope: RequestScope, subresource: str = "") -> None:
     manager = field_manager_name(scope, "UpdateOptions")
     dry_run = scope.dry_run
     obj = canonical_order(await decode_object(scope), scope.spec)
+    check_name(scope, obj)
     dedup_owner_references(obj)
     uid = (obj.get("metadata") or {}).get("uid")
     with fieldmanager.managing(fieldmanager.hook_for(scope.store, scope.spec, subresource, manager)):

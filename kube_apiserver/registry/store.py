@@ -462,6 +462,7 @@ class Store:
                 raise serrors.KeyNotFoundError(key)
             if options.preconditions is not None:
                 options.preconditions.check(key, current.obj)
+            self.strategy.check_delete(current.obj)
             grace = self.strategy.check_graceful_delete(current.obj, options.grace_period_seconds)
             meta = current.obj.get("metadata") or {}
             if grace is not None and meta.get("deletionTimestamp") and not meta.get("deletionGracePeriodSeconds"):

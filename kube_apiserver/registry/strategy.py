@@ -216,6 +216,9 @@ class RESTStrategy:
     def prepare_for_delete(self, obj: dict[str, Any]) -> None:
         """Called when an object is marked for deletion (deletionTimestamp set)."""
 
+    def check_delete(self, obj: dict[str, Any]) -> None:
+        """Raises the StatusError a delete of obj (as stored) is refused with before anything is done."""
+
     def check_graceful_delete(self, obj: dict[str, Any], grace_period: int | None) -> int | None:
         """The grace period to wait before removal, or None for immediate deletion (most kinds)."""
         return None

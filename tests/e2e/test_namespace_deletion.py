@@ -50,6 +50,13 @@ def test_terminating_namespace_keeps_content_for_the_grace_period_and_refuses_ne
     # namespace REST.Delete sets the deletionTimestamp alone, no deletionGracePeriodSeconds
     assert terminating["metadata"]["deletionTimestamp"]
     assert "deletionGracePeriodSeconds" not in terminating["metadata"]
+    # Deleting it again while it is being emptied is a conflict, in namespace REST.Delete's words.
+    res = server.kubectl("delete", "ns", "nsdel-grace", "--wait=false", check=False)
+    assert res.stderr.strip() == (
+        'Error from server (Conflict): Operation cannot be fulfilled on namespaces "nsdel-grace": '
+        "The system is ensuring all content is removed from this namespace.  "
+        "Upon completion, this namespace will automatically be purged by the system."
+    )
     assert server.request("GET", "/api/v1/namespaces/nsdel-grace/configmaps/old").status_code == 200
     # New content is refused, naming the object (admission runs on the decoded body, as upstream's).
     res = server.kubectl("-n", "nsdel-grace", "create", "configmap", "new", check=False)

@@ -7,8 +7,13 @@ from typing import Any
 
 from kube_apiserver.apis.core.defaults.other import set_defaults_namespace
 from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.runtime import errors
 
 FINALIZER_KUBERNETES = "kubernetes"
+_BEING_EMPTIED = (
+    "The system is ensuring all content is removed from this namespace.  "
+    "Upon completion, this namespace will automatically be purged by the system."
+)
 
 
 class NamespaceStrategy(RESTStrategy):
@@ -64,6 +69,12 @@ class NamespaceStrategy(RESTStrategy):
 
     def has_finalizers(self, obj: dict[str, Any]) -> bool:
         return super().has_finalizers(obj) or bool((obj.get("spec") or {}).get("finalizers"))
+
+    def check_delete(self, obj: dict[str, Any]) -> None:
+        """namespace REST.Delete: a namespace already terminating, with spec.finalizers left, is being emptied."""
+        meta = obj.get("metadata") or {}
+        if meta.get("deletionTimestamp") and (obj.get("spec") or {}).get("finalizers"):
+            raise errors.new_conflict("", "namespaces", meta.get("name", ""), _BEING_EMPTIED)
 
     def prepare_for_delete(self, obj: dict[str, Any]) -> None:
         obj["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}

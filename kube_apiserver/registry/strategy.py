@@ -20,6 +20,43 @@ from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, v
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
 
+# metadata.generation, as each kind's strategy keeps it: set to 1 on create and moved on by a change of
+# anything but metadata and status (the spec; a PodTemplate's template, a webhook configuration's
+# webhooks, an EndpointSlice's endpoints and ports). Kinds not listed never have one (RBAC, Service,
+# ConfigMap, HorizontalPodAutoscaler in 1.33, ...).
+_GENERATION_KINDS = frozenset(
+    {
+        ("", "Pod"),
+        ("", "ReplicationController"),
+        ("", "PodTemplate"),
+        ("apps", "Deployment"),
+        ("apps", "ReplicaSet"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("batch", "Job"),
+        ("batch", "CronJob"),
+        ("policy", "PodDisruptionBudget"),
+        ("networking.k8s.io", "Ingress"),
+        ("networking.k8s.io", "IngressClass"),
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("discovery.k8s.io", "EndpointSlice"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("storage.k8s.io", "CSIDriver"),
+    }
+)
+# What else moves it: a Deployment's annotations, an EndpointSlice's labels. A PriorityClass keeps its 1.
+_GENERATION_ALSO = {("apps", "Deployment"): "annotations", ("discovery.k8s.io", "EndpointSlice"): "labels"}
+_GENERATION_FIXED = frozenset({("scheduling.k8s.io", "PriorityClass")})
+# A CSIDriver gets none on create, and 1 at its first spec change (its strategy only adds one).
+_GENERATION_NOT_ON_CREATE = frozenset({("storage.k8s.io", "CSIDriver")})
+
 # Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
 _STATUS_KEPT = {("", "Node")}
 
@@ -79,8 +116,11 @@ class RESTStrategy:
         self.scheme = scheme if scheme is not None else Scheme()
         self.namespaced = spec.namespaced
         self.has_status = spec.subresource("status") is not None
-        # kube bumps metadata.generation only for kinds with a spec/status split
-        self.tracks_generation = self.has_status
+        key = (spec.group, spec.kind)
+        self.tracks_generation = key in _GENERATION_KINDS
+        self._generation_also = _GENERATION_ALSO.get(key)
+        self._generation_fixed = key in _GENERATION_FIXED
+        self._generation_on_create = key not in _GENERATION_NOT_ON_CREATE
         self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
 
     # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
@@ -103,7 +143,7 @@ class RESTStrategy:
             # A new object's status is the Go zero value kube writes back: {} with the fields
             # that have no omitempty (replicas: 0, ...).
             obj["status"] = self.zero_status()
-        if self.tracks_generation:
+        if self.tracks_generation and self._generation_on_create:
             metautil.metadata(obj)["generation"] = 1
 
     def zero_status(self) -> dict[str, Any]:
@@ -161,10 +201,15 @@ class RESTStrategy:
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
-        if self.tracks_generation:
-            gen = (old.get("metadata") or {}).get("generation", 1)
+        if self.tracks_generation and not self._generation_fixed:
+            old_meta = old.get("metadata") or {}
+            gen = old_meta.get("generation", 1 if self._generation_on_create else 0)
             changed = _spec_of(new) != _spec_of(old)
-            metautil.metadata(new)["generation"] = gen + 1 if changed else gen
+            if not changed and self._generation_also:
+                also = self._generation_also
+                changed = (metautil.metadata(new).get(also) or {}) != (old_meta.get(also) or {})
+            if changed or gen:
+                metautil.metadata(new)["generation"] = gen + 1 if changed else gen
 
     def warnings(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
         """WarningsOnCreate (old None) / WarningsOnUpdate: texts for the client's Warning headers."""

@@ -421,22 +421,69 @@ def test_status_subresource(apps_v1, ns):
 
 
 def test_generation_increments_on_spec_change_only(apps_v1, ns):
+    """A Deployment's generation moves with its spec and, as deploymentStrategy has it, its annotations
+    (they are copied to its ReplicaSets); not with labels, status or a no-op."""
     dep = apps_v1.create_namespaced_deployment(ns, deployment("gen"))
     assert dep.metadata.generation == 1
     out = apps_v1.patch_namespaced_deployment("gen", ns, {"metadata": {"labels": {"a": "b"}}})
     assert out.metadata.generation == 1
     out = apps_v1.patch_namespaced_deployment("gen", ns, {"metadata": {"annotations": {"x": "y"}}})
-    assert out.metadata.generation == 1
-    out = apps_v1.patch_namespaced_deployment("gen", ns, {"spec": {"replicas": 3}})
     assert out.metadata.generation == 2
+    out = apps_v1.patch_namespaced_deployment("gen", ns, {"spec": {"replicas": 3}})
+    assert out.metadata.generation == 3
     out = apps_v1.patch_namespaced_deployment(
         "gen", ns, {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}}
     )
-    assert out.metadata.generation == 3
+    assert out.metadata.generation == 4
     out = apps_v1.patch_namespaced_deployment("gen", ns, {"spec": {"replicas": 3}})  # no-op
-    assert out.metadata.generation == 3
-    out = apps_v1.patch_namespaced_deployment_status("gen", ns, {"status": {"observedGeneration": 3}})
-    assert out.metadata.generation == 3
+    assert out.metadata.generation == 4
+    out = apps_v1.patch_namespaced_deployment_status("gen", ns, {"status": {"observedGeneration": 4}})
+    assert out.metadata.generation == 4
+
+
+def test_generation_is_kept_by_the_kinds_whose_strategy_keeps_it(server, ns):
+    """Which kinds have a metadata.generation is each strategy's: NetworkPolicy, IngressClass, webhook
+    configurations and EndpointSlices (also moved by their labels) have one; an HPA, a ResourceQuota or a
+    Node, status subresource or not, has none; a PriorityClass keeps its 1."""
+
+    def create(path: str, body: dict) -> dict:
+        r = server.request("POST", path, json=body)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def patch(path: str, body: dict) -> dict:
+        r = server.request("PATCH", path, json=body, headers={"Content-Type": "application/merge-patch+json"})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    netpol = f"/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies"
+    obj = create(netpol, {"metadata": {"name": "np"}, "spec": {"podSelector": {}}})
+    assert obj["metadata"]["generation"] == 1
+    obj = patch(f"{netpol}/np", {"spec": {"podSelector": {"matchLabels": {"app": "x"}}}})
+    assert obj["metadata"]["generation"] == 2
+    slices = f"/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices"
+    obj = create(slices, {"metadata": {"name": "es"}, "addressType": "IPv4", "endpoints": []})
+    assert obj["metadata"]["generation"] == 1
+    assert patch(f"{slices}/es", {"metadata": {"labels": {"a": "b"}}})["metadata"]["generation"] == 2
+    hooks = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+    obj = create(hooks, {"metadata": {"name": f"{ns}-hook"}})
+    assert obj["metadata"]["generation"] == 1
+    quota = create(f"/api/v1/namespaces/{ns}/resourcequotas", {"metadata": {"name": "q"}, "spec": {"hard": {}}})
+    assert "generation" not in quota["metadata"]
+    hpa = create(
+        f"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers",
+        {
+            "metadata": {"name": "h"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "maxReplicas": 2},
+        },
+    )
+    assert "generation" not in hpa["metadata"]
+    pc = create("/apis/scheduling.k8s.io/v1/priorityclasses", {"metadata": {"name": f"{ns}-pc"}, "value": 10})
+    assert pc["metadata"]["generation"] == 1
+    pc = patch(f"/apis/scheduling.k8s.io/v1/priorityclasses/{ns}-pc", {"description": "changed"})
+    assert pc["metadata"]["generation"] == 1
+    for path in (f"{hooks}/{ns}-hook", f"/apis/scheduling.k8s.io/v1/priorityclasses/{ns}-pc"):
+        server.request("DELETE", path)
 
 
 def _pod(name: str, node: str = "") -> client.V1Pod:

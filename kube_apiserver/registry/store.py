@@ -395,24 +395,6 @@ class Store:
             self.strategy.prepare_for_update(new, old)
         new_meta["resourceVersion"] = old_meta.get("resourceVersion", "")
         new_meta.pop("selfLink", None)
-        if old_meta.get("deletionTimestamp") and len(new_meta.get("finalizers") or []) > len(
-            set(old_meta.get("finalizers") or [])
-        ):
-            added = set(new_meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
-            if added:
-                raise errors.new_invalid(
-                    self.spec.group,
-                    self.spec.kind,
-                    name,
-                    [
-                        errors.field_forbidden(
-                            "metadata.finalizers",
-                            f"no new finalizers can be added if the object is being deleted, found new finalizers {sorted(added)!r}".replace(
-                                "'", '"'
-                            ),
-                        )
-                    ],
-                )
         self.strategy.canonicalize(new)
         whole, changes = self.strategy.validate_on_update(new), self.strategy.validate_update(new, old)
         causes = changes + whole if self.strategy.update_rules_first else whole + changes

@@ -561,6 +561,10 @@ def test_finalizers(core_v1, ns):
             "fin", ns, {"metadata": {"finalizers": ["e2e.example.com/hold", "e2e.example.com/more"]}}
         )
     assert exc.value.status == 422
+    assert json.loads(exc.value.body)["message"] == (
+        'ConfigMap "fin" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the '
+        'object is being deleted, found new finalizers []string{"e2e.example.com/more"}'
+    )
     # Spec-ish changes are still allowed while terminating.
     core_v1.patch_namespaced_config_map("fin", ns, {"data": {"late": "write"}})
 

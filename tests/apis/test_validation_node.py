@@ -17,3 +17,23 @@ def test_runtime_class() -> None:
     assert errors(validate_runtime_class_update({"handler": "kata"}, {"handler": "runc"})) == [
         'handler: Invalid value: "kata": field is immutable'
     ]
+
+
+def test_runtime_class_overhead_and_tolerations() -> None:
+    """validateOverhead checks podFixed as a container's limits; validateScheduling the tolerations as a pod's."""
+    good = {
+        "handler": "kata",
+        "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}},
+        "scheduling": {"nodeSelector": {"a": "b"}, "tolerations": [{"key": "k", "operator": "Exists"}]},
+    }
+    assert validate_runtime_class(good) == []
+    bad = {
+        "handler": "kata",
+        "overhead": {"podFixed": {"cpu": "-1"}},
+        "scheduling": {"tolerations": [{"key": "a", "operator": "Exists", "value": "b"}]},
+    }
+    assert errors(validate_runtime_class(bad)) == [
+        'overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+        'scheduling.tolerations[0].operator: Invalid value: core.Toleration{Key:"a", Operator:"Exists", Value:"b", '
+        'Effect:"", TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is \'Exists\'',
+    ]

@@ -19,6 +19,7 @@ from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
 from kube_apiserver.apis.apps.scale import SCALE_HANDLERS
 from kube_apiserver.apis.batch.job_strategy import JobStrategy
 from kube_apiserver.apis.certificates.strategy import CSRStrategy
+from kube_apiserver.apis.coordination.strategy import LeaseStrategy
 from kube_apiserver.apis.core.namespace_strategy import NamespaceStrategy
 from kube_apiserver.apis.core.persistentvolume_strategy import PersistentVolumeStrategy
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
@@ -64,6 +65,7 @@ _STRATEGIES: dict[tuple[str, str], type[RESTStrategy]] = {
     ("batch", "jobs"): JobStrategy,
     ("apiextensions.k8s.io", "customresourcedefinitions"): CRDStrategy,
     ("certificates.k8s.io", "certificatesigningrequests"): CSRStrategy,
+    ("coordination.k8s.io", "leases"): LeaseStrategy,
 }
 
 

@@ -881,3 +881,20 @@ def test_fields_go_always_writes_are_there_when_unset(server, ns):
     server.kubectl("-n", ns, "create", "deployment", "zero", "--image=nginx", "--replicas=0")
     scale = server.request("GET", f"/apis/apps/v1/namespaces/{ns}/deployments/zero/scale").json()
     assert scale["spec"] == {} and scale["status"]["replicas"] == 0
+
+
+def test_lease_drops_the_coordinated_leader_election_fields(server, ns):
+    """spec.strategy and spec.preferredHolder are behind CoordinatedLeaderElection, off in 1.33: dropped on
+    create and on an update that adds them."""
+    lease = {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": "cle"},
+        "spec": {"holderIdentity": "a", "strategy": "OldestEmulationVersion", "preferredHolder": "b"},
+    }
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(lease))
+    spec = json.loads(server.kubectl("-n", ns, "get", "lease", "cle", "-o", "json").stdout)["spec"]
+    assert spec == {"holderIdentity": "a"}
+    server.kubectl("-n", ns, "apply", "--server-side", "--force-conflicts", "-f", "-", input=json.dumps(lease))
+    spec = json.loads(server.kubectl("-n", ns, "get", "lease", "cle", "-o", "json").stdout)["spec"]
+    assert spec == {"holderIdentity": "a"}

@@ -22,6 +22,7 @@ from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
+from kube_apiserver.runtime.strategicpatch.goformat import go_quote
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.cacher.cacher import CacheEvent, Cacher, CacheWatcher
 from kube_apiserver.storage.interface import ListOptions, ListResult, Preconditions, StoredObject
@@ -101,6 +102,10 @@ class Store:
     # --- keys ---
 
     def key(self, namespace: str, name: str) -> str:
+        if name in (".", "..") or "/" in name or "%" in name:
+            # NamespaceKeyFunc / NoNamespaceKeyFunc: the name is a segment of the storage key
+            problems = ";".join(metautil.is_path_segment_name(name))
+            raise errors.new_bad_request(f"Name parameter invalid: {go_quote(name)}: {problems}")
         if self.spec.namespaced:
             return f"{self.prefix}{namespace}/{name}"
         return f"{self.prefix}{name}"

@@ -595,3 +595,16 @@ def test_boolean_query_parameters_as_kube_decodes_them(server, ns):
     lines = [json.loads(x) for x in r.text.splitlines()]
     assert [e["type"] for e in lines][:2] == ["ADDED", "BOOKMARK"], lines
     assert lines[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [("..", "may not be '..'"), (".", "may not be '.'"), ("a%25b", "may not contain '%'")],
+)
+def test_names_that_cannot_be_a_key_segment_are_a_400(server, ns, name, problem):
+    """NamespaceKeyFunc: a name from the URL that cannot be a segment of the storage key is a bad request,
+    whatever the verb."""
+    shown = name.replace("%25", "%")
+    for verb in ("get", "delete"):
+        res = server.kubectl(verb, "--raw", f"/api/v1/namespaces/{ns}/configmaps/{name}", check=False)
+        assert res.stderr.strip() == f'Error from server (BadRequest): Name parameter invalid: "{shown}": {problem}'

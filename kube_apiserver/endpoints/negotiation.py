@@ -63,8 +63,11 @@ def _is_json(t: str) -> bool:
 
 
 @lru_cache(maxsize=512)  # clients send the same few Accept headers on every request
-def negotiate(header: str, *, table: bool = False, pom: bool = False, discovery: bool = False) -> Output:
-    """Pick the first acceptable form. discovery=True: never 406, fall back to plain JSON."""
+def negotiate(
+    header: str, *, table: bool = False, pom: bool = False, discovery: bool = False, stream: bool = False
+) -> Output:
+    """Pick the first acceptable form. discovery=True: never 406, fall back to plain JSON. stream=True (a
+    watch): a first choice with no stream form (YAML) is a 406 (NegotiateOutputMediaTypeStream)."""
     if not header:
         return Output("json")
     for m in parse_accept(header):
@@ -93,10 +96,12 @@ def negotiate(header: str, *, table: bool = False, pom: bool = False, discovery:
         if _is_json(m.type):
             return Output("json")
         if m.type == YAML:
+            if stream:
+                raise new_not_acceptable(stream=True)
             return Output("yaml", content_type=YAML)
     if discovery:
         return Output("json")
-    raise new_not_acceptable()
+    raise new_not_acceptable(stream=stream)
 
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"

@@ -187,10 +187,13 @@ def new_service_unavailable(message: str) -> StatusError:
 MEDIA_TYPES = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 
 
-def new_not_acceptable() -> StatusError:
-    return StatusError(
-        406, "NotAcceptable", f"only the following media types are accepted: {MEDIA_TYPES}", details=False
-    )
+# What a watch can be streamed as (MediaTypesForSerializer's stream types: YAML has no stream serializer).
+STREAM_MEDIA_TYPES = "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+
+
+def new_not_acceptable(stream: bool = False) -> StatusError:
+    supported = STREAM_MEDIA_TYPES if stream else MEDIA_TYPES
+    return StatusError(406, "NotAcceptable", f"only the following media types are accepted: {supported}", details=False)
 
 
 def new_unsupported_media_type(content_type: str) -> StatusError:

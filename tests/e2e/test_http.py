@@ -608,3 +608,18 @@ def test_names_that_cannot_be_a_key_segment_are_a_400(server, ns, name, problem)
     for verb in ("get", "delete"):
         res = server.kubectl(verb, "--raw", f"/api/v1/namespaces/{ns}/configmaps/{name}", check=False)
         assert res.stderr.strip() == f'Error from server (BadRequest): Name parameter invalid: "{shown}": {problem}'
+
+
+@pytest.mark.parametrize("accept", ["application/yaml", "application/yaml, application/json"])
+def test_watch_cannot_be_yaml(server, ns, accept):
+    """A watch is streamed as JSON (or protobuf): a first choice of YAML, which has no stream form, is a 406
+    listing the stream media types (NegotiateOutputMediaTypeStream); a list may be YAML."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    r = server.request("GET", f"{path}?watch=1&timeoutSeconds=1", headers={"Accept": accept})
+    assert r.status_code == 406
+    assert r.json()["message"] == (
+        "only the following media types are accepted: "
+        "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+    )
+    r = server.request("GET", path, headers={"Accept": accept})
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/yaml"

@@ -35,7 +35,7 @@ class WatchServer:
     def __init__(self, scope: RequestScope, shutdown: asyncio.Event | None) -> None:
         self.scope = scope
         self.shutdown = shutdown
-        self.out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+        self.out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True, stream=True)
         self.include = include_object(scope) if self.out.form == "table" else "Metadata"
         self.table_headers_sent = False
         self.frame_key: Any = (self.out.form, self.out.version, self.include)

@@ -35,5 +35,5 @@ def test_runtime_class_overhead_and_tolerations() -> None:
     assert errors(validate_runtime_class(bad)) == [
         'overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0',
         'scheduling.tolerations[0].operator: Invalid value: core.Toleration{Key:"a", Operator:"Exists", Value:"b", '
-        'Effect:"", TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is \'Exists\'',
+        "Effect:\"\", TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is 'Exists'",
     ]

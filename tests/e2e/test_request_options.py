@@ -235,3 +235,21 @@ def test_resource_version_with_a_continue_token_is_a_bad_request(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?limit=1&continue={token}&resourceVersion=5")
     assert r.status_code == 400
     assert r.json()["message"] == "specifying resource version is not allowed when using continue"
+
+
+def test_pages_read_from_storage_count_what_is_left(server, ns):
+    """remainingItemCount on every page with nothing filtered out: a page from the cache, a continue page
+    read at the first page's (older) revision, and an Exact list at a past resourceVersion."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    for i in range(5):
+        server.kubectl("-n", ns, "create", "configmap", f"left-{i}")
+    first = server.request("GET", path + "?limit=2").json()["metadata"]
+    assert first["remainingItemCount"] == 3
+    server.kubectl("-n", ns, "create", "configmap", "left-9")  # the next page is read from storage
+    page = server.request("GET", path + f"?limit=2&continue={first['continue']}").json()
+    assert [i["metadata"]["name"] for i in page["items"]] == ["left-2", "left-3"]
+    assert page["metadata"]["remainingItemCount"] == 1
+    exact = server.request(
+        "GET", path + f"?limit=1&resourceVersion={first['resourceVersion']}&resourceVersionMatch=Exact"
+    )
+    assert exact.json()["metadata"]["remainingItemCount"] == 4

@@ -172,6 +172,7 @@ def test_list_limit_and_continue(backend):
                 break
             assert len(res.items) == 3
             assert res.next_key == key(names[len(got)])
+            assert res.remaining == len(names) - len(got)  # counted when nothing is filtered out
             start = res.next_key
         assert got == [key(n) for n in names]
         assert pages == 4
@@ -219,6 +220,7 @@ def test_list_predicate(backend):
         res = await s.get_list(PREFIX, ListOptions(predicate=even, limit=2))
         assert [i.key for i in res.items] == [key("n0"), key("n2")]
         assert res.more and res.next_key == key("n4")
+        assert res.remaining == 0  # not counted under a predicate
         res = await s.get_list(
             PREFIX, ListOptions(predicate=even, limit=2, start_key=res.next_key, revision=res.revision)
         )

@@ -779,7 +779,9 @@ def _collect(rows: Any, opts: ListOptions, revision: int, from_storage: Callable
         if pred is not None and not pred(obj):
             continue
         if limit and len(items) == limit:
-            return ListResult(items, revision, more=True, next_key=key)
+            # what is left is counted only when nothing is filtered out (etcd3's GetList: Count - limit)
+            remaining = 1 + sum(1 for _ in rows) if pred is None else 0
+            return ListResult(items, revision, more=True, next_key=key, remaining=remaining)
         items.append(StoredObject(obj, raw, rev, key))
     return ListResult(items, revision)
 

@@ -392,11 +392,21 @@ class Store:
             # System fields are the server's: a client cannot change them by update.
             if not new_meta.get("uid") and "uid" in old_meta:  # a different one is refused by validation
                 new_meta["uid"] = old_meta["uid"]
-            for k in ("creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"):
-                if k in old_meta:
+            # (BeforeUpdate) The generation is always the stored one; the timestamps and grace period are
+            # the stored ones when there are any (a client's deletionTimestamp or deletionGracePeriodSeconds
+            # on a live object, or another grace period, is then refused by validation as immutable).
+            if "generation" in old_meta:
+                new_meta["generation"] = old_meta["generation"]
+            else:
+                new_meta.pop("generation", None)
+            for k in ("creationTimestamp", "deletionTimestamp"):
+                if old_meta.get(k):
                     new_meta[k] = old_meta[k]
-                else:
-                    new_meta.pop(k, None)
+            if (
+                old_meta.get("deletionGracePeriodSeconds") is not None
+                and new_meta.get("deletionGracePeriodSeconds") is None
+            ):
+                new_meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]
             self.strategy.prepare_for_update(new, old)
         new_meta["resourceVersion"] = old_meta.get("resourceVersion", "")
         new_meta.pop("selfLink", None)

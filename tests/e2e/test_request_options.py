@@ -253,3 +253,38 @@ def test_pages_read_from_storage_count_what_is_left(server, ns):
         "GET", path + f"?limit=1&resourceVersion={first['resourceVersion']}&resourceVersionMatch=Exact"
     )
     assert exact.json()["metadata"]["remainingItemCount"] == 4
+
+
+def test_deletion_fields_cannot_be_set_or_changed_by_an_update(server, ns):
+    """BeforeUpdate keeps the stored timestamps and grace period; a client's own deletionTimestamp or
+    deletionGracePeriodSeconds (on a live object, or another grace period) is refused as immutable, and
+    leaving them out of an update keeps them."""
+    server.kubectl("-n", ns, "create", "configmap", "dfields")
+
+    def patch(meta: dict):
+        return server.kubectl(
+            "-n", ns, "patch", "cm", "dfields", "--type=merge", "-p", json.dumps({"metadata": meta}), check=False
+        )
+
+    res = patch({"deletionGracePeriodSeconds": 5})
+    assert res.stderr.strip() == (
+        'The ConfigMap "dfields" is invalid: metadata.deletionGracePeriodSeconds: Invalid value: 5: field is immutable'
+    )
+    res = patch({"deletionTimestamp": "2026-01-01T00:00:00Z"})
+    assert res.stderr.strip() == (
+        'The ConfigMap "dfields" is invalid: metadata.deletionTimestamp: '
+        "Invalid value: 2026-01-01 00:00:00 +0000 UTC: field is immutable"
+    )
+    assert (
+        patch({"creationTimestamp": "2020-01-01T00:00:00Z"}).stdout.strip() == "configmap/dfields patched (no change)"
+    )
+    patch({"finalizers": ["example.com/hold"]})
+    server.kubectl("-n", ns, "delete", "cm", "dfields", "--wait=false")
+    assert "field is immutable" in patch({"deletionGracePeriodSeconds": 5}).stderr
+    obj = json.loads(server.kubectl("-n", ns, "get", "cm", "dfields", "-o", "json").stdout)
+    del obj["metadata"]["deletionGracePeriodSeconds"]
+    obj["data"] = {"kept": "yes"}
+    server.kubectl("-n", ns, "replace", "-f", "-", input=json.dumps(obj))
+    after = json.loads(server.kubectl("-n", ns, "get", "cm", "dfields", "-o", "json").stdout)["metadata"]
+    assert after["deletionGracePeriodSeconds"] == 0 and after["deletionTimestamp"]
+    patch({"finalizers": None})

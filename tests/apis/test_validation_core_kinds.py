@@ -312,8 +312,65 @@ def test_resource_quota():
         ("spec.hard[bogus]", 'Invalid value: "bogus": must be a standard resource type or fully qualified'),
         ("spec.hard[bogus]", 'Invalid value: "bogus": must be a standard resource for quota'),
         ("spec.hard[requests.cpu]", 'Invalid value: "-1": must be greater than or equal to 0'),
+        # BestEffort quotas count pods only
+        (
+            "spec.scopes",
+            'Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: '
+            "unsupported scope applied to resource",
+        ),
         ("spec.scopes", 'Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort"}: conflicting scopes'),
     ]
     assert texts(validate_resource_quota_update({"spec": {"scopes": ["BestEffort"]}}, {"spec": {}})) == [
         ("spec.scopes", 'Invalid value: []core.ResourceQuotaScope{"BestEffort"}: field is immutable')
+    ]
+
+
+def test_resource_quota_scope_selector():
+    """validateScopedResourceSelectorRequirement: known scopes, each applicable to the hard limits, the operators
+    each scope and value list allows, no conflicting pair."""
+
+    def selector(*exprs: dict, hard: dict | None = None) -> dict:
+        return {"spec": {"hard": hard or {"pods": "1"}, "scopeSelector": {"matchExpressions": list(exprs)}}}
+
+    assert validate_resource_quota(selector({"scopeName": "PriorityClass", "operator": "In", "values": ["hi"]})) == []
+    assert texts(validate_resource_quota(selector({"scopeName": "PriorityClass", "operator": "In"}))) == [
+        (
+            "spec.scopeSelector.matchExpressions.values",
+            "Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+        )
+    ]
+    assert texts(validate_resource_quota(selector({"scopeName": "Nope", "operator": "Exists", "values": ["x"]}))) == [
+        ("spec.scopeSelector.matchExpressions.scopeName", 'Invalid value: "Nope": unsupported scope'),
+        (
+            "spec.scopeSelector.matchExpressions.values",
+            "Invalid value: []string{\"x\"}: must be no value when `operator` is 'Exist' or 'DoesNotExist' "
+            "for scope selector",
+        ),
+    ]
+    got = texts(
+        validate_resource_quota(
+            selector(
+                {"scopeName": "BestEffort", "operator": "In", "values": ["a"]},
+                {"scopeName": "NotBestEffort", "operator": "Exists"},
+                hard={"requests.memory": "1Gi"},
+            )
+        )
+    )
+    shown = (
+        "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{"
+        'core.ScopedResourceSelectorRequirement{ScopeName:"BestEffort", Operator:"In", Values:[]string{"a"}}, '
+        'core.ScopedResourceSelectorRequirement{ScopeName:"NotBestEffort", Operator:"Exists", Values:[]string(nil)}}}'
+    )
+    assert got == [
+        ("spec.scopeSelector.matchExpressions", f"Invalid value: {shown}: unsupported scope applied to resource"),
+        (
+            "spec.scopeSelector.matchExpressions.operator",
+            "Invalid value: \"In\": must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, "
+            "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or "
+            "ResourceQuotaScopeCrossNamespacePodAffinity",
+        ),
+        ("spec.scopeSelector.matchExpressions", "Invalid value: []core.ResourceQuotaScope(nil): conflicting scopes"),
+    ]
+    assert texts(validate_resource_quota(selector({"scopeName": "PriorityClass", "operator": "Bad"}))) == [
+        ("spec.scopeSelector.matchExpressions.operator", 'Invalid value: "Bad": not a valid selector operator')
     ]

@@ -898,3 +898,14 @@ def test_lease_drops_the_coordinated_leader_election_fields(server, ns):
     server.kubectl("-n", ns, "apply", "--server-side", "--force-conflicts", "-f", "-", input=json.dumps(lease))
     spec = json.loads(server.kubectl("-n", ns, "get", "lease", "cle", "-o", "json").stdout)["spec"]
     assert spec == {"holderIdentity": "a"}
+
+
+def test_quota_scopes_must_apply_to_the_limits(server, ns):
+    res = server.kubectl(
+        "-n", ns, "create", "quota", "q", "--hard=requests.storage=10Gi", "--scopes=BestEffort", check=False
+    )
+    assert res.stderr.strip() == (
+        'error: failed to create quota: ResourceQuota "q" is invalid: spec.scopes: '
+        'Invalid value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource'
+    )
+    server.kubectl("-n", ns, "create", "quota", "q", "--hard=pods=3", "--scopes=BestEffort")

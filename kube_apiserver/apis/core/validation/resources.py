@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from kube_apiserver.apis.core.validation.common import go_typed_slice
+from kube_apiserver.apis.core.validation.common import as_dict, as_list, as_str, go_typed_slice
 from kube_apiserver.runtime.errors import (
     GoRepr,
     StatusCause,
@@ -17,6 +17,7 @@ from kube_apiserver.runtime.errors import (
     field_not_found,
     field_required,
 )
+from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.quantity import QuantityError, canonical_quantity, parse_quantity
 from kube_apiserver.runtime.validation.names import is_qualified_name
 from kube_apiserver.runtime.validation.objectmeta import FIELD_IMMUTABLE_ERROR_MSG, IS_NEGATIVE_ERROR_MSG
@@ -410,7 +411,99 @@ def _validate_quota_table(table: Any, path: str) -> list[StatusCause]:
     return causes
 
 
+# helper.IsResourceQuotaScopeValidForResource: what each scope can limit (other scopes limit anything)
+_POD_QUOTA_RESOURCES = frozenset(
+    {"pods", "cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"}
+)
+_SCOPE_RESOURCES = {
+    "Terminating": _POD_QUOTA_RESOURCES,
+    "NotTerminating": _POD_QUOTA_RESOURCES,
+    "NotBestEffort": _POD_QUOTA_RESOURCES,
+    "PriorityClass": _POD_QUOTA_RESOURCES,
+    "CrossNamespacePodAffinity": _POD_QUOTA_RESOURCES,
+    "BestEffort": frozenset({"pods"}),
+    "VolumeAttributesClass": frozenset({"persistentvolumeclaims", "requests.storage"}),
+}
+# The scopes a scope selector may only test for existence.
+_EXISTS_ONLY_SCOPES = ("BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity")
+_EXISTS_ONLY_DETAIL = (
+    "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, "
+    "ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"
+)
+
+
+def _scope_misapplied(scope: Any, hard: Any) -> int:
+    """How many of the hard limits the scope cannot apply to (one error each, as upstream reports)."""
+    allowed = _SCOPE_RESOURCES.get(scope) if isinstance(scope, str) else None
+    if allowed is None or not isinstance(hard, dict):
+        return 0
+    return sum(1 for k in hard if is_standard_quota_resource_name(k) and k not in allowed)
+
+
+def _conflicting(scopes: set[Any]) -> bool:
+    return {"BestEffort", "NotBestEffort"} <= scopes or {"Terminating", "NotTerminating"} <= scopes
+
+
+def _scope_selector_repr(selector: dict[str, Any]) -> GoRepr:
+    """%#v of a core.ScopeSelector."""
+    items = []
+    for req in as_list(selector.get("matchExpressions")):
+        req = as_dict(req)
+        values = req.get("values")
+        shown_values = (
+            "[]string{" + ", ".join(go_quote(as_str(v)) for v in values) + "}"
+            if isinstance(values, list) and values
+            else "[]string{}"
+            if isinstance(values, list)
+            else "[]string(nil)"
+        )
+        items.append(
+            f"core.ScopedResourceSelectorRequirement{{ScopeName:{go_quote(as_str(req.get('scopeName')))}, "
+            f"Operator:{go_quote(as_str(req.get('operator')))}, Values:{shown_values}}}"
+        )
+    body = (
+        "[]core.ScopedResourceSelectorRequirement{" + ", ".join(items) + "}"
+        if items
+        else ("[]core.ScopedResourceSelectorRequirement(nil)")
+    )
+    return GoRepr(f"core.ScopeSelector{{MatchExpressions:{body}}}")
+
+
+def _validate_scope_selector(spec: dict[str, Any], path: str) -> list[StatusCause]:
+    """validateScopedResourceSelectorRequirement."""
+    selector = as_dict(spec.get("scopeSelector"))
+    hard, scopes = spec.get("hard"), spec.get("scopes") if isinstance(spec.get("scopes"), list) else []
+    path = f"{path}.matchExpressions"
+    causes: list[StatusCause] = []
+    seen: set[Any] = set()
+    for req in map(as_dict, as_list(selector.get("matchExpressions"))):
+        scope, operator, values = req.get("scopeName"), req.get("operator"), req.get("values")
+        if scope not in _QUOTA_SCOPES:
+            causes.append(field_invalid(f"{path}.scopeName", as_str(scope), "unsupported scope"))
+        for _ in range(_scope_misapplied(scope, hard)):
+            causes.append(field_invalid(path, _scope_selector_repr(selector), "unsupported scope applied to resource"))
+        if scope in _EXISTS_ONLY_SCOPES and operator != "Exists":
+            causes.append(field_invalid(f"{path}.operator", as_str(operator), _EXISTS_ONLY_DETAIL))
+        if operator in ("In", "NotIn"):
+            if not values:
+                detail = "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"
+                causes.append(field_required(f"{path}.values", detail))
+        elif operator in ("Exists", "DoesNotExist"):
+            if values:
+                detail = "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"
+                causes.append(field_invalid(f"{path}.values", go_typed_slice("string", as_list(values)), detail))
+        else:
+            causes.append(field_invalid(f"{path}.operator", as_str(operator), "not a valid selector operator"))
+        seen.add(scope if isinstance(scope, str) else None)
+    if _conflicting(seen):
+        # (upstream shows the spec's scopes here, not the selector)
+        causes.append(field_invalid(path, go_typed_slice("core.ResourceQuotaScope", scopes), "conflicting scopes"))
+    return causes
+
+
 def validate_resource_quota_spec(spec: Any, path: str) -> list[StatusCause]:
+    """ValidateResourceQuotaSpec: the hard limits, the scopes (known, applicable to every limit, not
+    conflicting) and the scope selector."""
     if not isinstance(spec, dict):
         return []
     causes = _validate_quota_table(spec.get("hard"), f"{path}.hard")
@@ -419,8 +512,12 @@ def validate_resource_quota_spec(spec: Any, path: str) -> list[StatusCause]:
     for scope in scopes:
         if scope not in _QUOTA_SCOPES:
             causes.append(field_invalid(f"{path}.scopes", shown, "unsupported scope"))
-    if {"BestEffort", "NotBestEffort"} <= set(scopes) or {"Terminating", "NotTerminating"} <= set(scopes):
+        for _ in range(_scope_misapplied(scope, spec.get("hard"))):
+            causes.append(field_invalid(f"{path}.scopes", shown, "unsupported scope applied to resource"))
+    if _conflicting({s for s in scopes if isinstance(s, str)}):
         causes.append(field_invalid(f"{path}.scopes", shown, "conflicting scopes"))
+    if spec.get("scopeSelector") is not None:
+        causes += _validate_scope_selector(spec, f"{path}.scopeSelector")
     return causes
 
 

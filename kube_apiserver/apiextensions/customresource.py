@@ -17,7 +17,7 @@ from kube_apiserver.apiextensions.schema.prune import prune
 from kube_apiserver.apiextensions.schema.validation import validate as validate_schema
 from kube_apiserver.apis.printing import age, parse_time, since
 from kube_apiserver.registry.resource_spec import ResourceSpec, SubresourceSpec, TableColumn, TablePrinter
-from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.registry.strategy import STATUS_METADATA, RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
@@ -60,6 +60,7 @@ class CustomResourceStrategy(RESTStrategy):
         self.has_status = status
         self.scale = scale
         self.tracks_generation = True
+        self.status_keeps_metadata = STATUS_METADATA  # a custom resource's /status changes the status alone
         self.cel = new_validator(schema)  # x-kubernetes-validations, compiled once per served version
 
     def default(self, obj: dict[str, Any]) -> None:

@@ -57,6 +57,22 @@ _GENERATION_FIXED = frozenset({("scheduling.k8s.io", "PriorityClass")})
 # A CSIDriver gets none on create, and 1 at its first spec change (its strategy only adds one).
 _GENERATION_NOT_ON_CREATE = frozenset({("storage.k8s.io", "CSIDriver")})
 
+# The metadata a write through /status may change. Most status strategies reset only the spec, so the
+# labels, annotations, finalizers and owner references come from the request with the status; some keep
+# a few from the stored object, some keep them all (ResetObjectMetaForStatus and the like).
+STATUS_METADATA = ("labels", "annotations", "finalizers", "ownerReferences")
+_STATUS_KEEPS_METADATA: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("ownerReferences",),  # old kubelets corrupted them
+    ("apps", "Deployment"): ("labels",),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): ("labels", "annotations", "ownerReferences"),
+    ("apiregistration.k8s.io", "APIService"): STATUS_METADATA,
+    ("storage.k8s.io", "VolumeAttachment"): STATUS_METADATA,
+    ("networking.k8s.io", "ServiceCIDR"): STATUS_METADATA,
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): STATUS_METADATA,
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"): STATUS_METADATA,
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"): STATUS_METADATA,
+}
+
 # Kinds whose create keeps the client's status (their strategies' PrepareForCreate leave it).
 _STATUS_KEPT = {("", "Node")}
 
@@ -121,6 +137,7 @@ class RESTStrategy:
         self._generation_also = _GENERATION_ALSO.get(key)
         self._generation_fixed = key in _GENERATION_FIXED
         self._generation_on_create = key not in _GENERATION_NOT_ON_CREATE
+        self.status_keeps_metadata = _STATUS_KEEPS_METADATA.get(key, ())
         self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
 
     # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
@@ -243,13 +260,26 @@ class RESTStrategy:
         """What a write through this subresource may not change, beyond validate_update()."""
         return []
 
-    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
-        """Only status changes through /status: the result is the old object with the new status."""
+    def prepare_for_status_update(
+        self, new: dict[str, Any], old: dict[str, Any], keep: tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
+        """A write through /status: the old object with the new status, and the new metadata of
+        STATUS_METADATA but what the kind keeps (keep: instead of the kind's)."""
         out = stored_copy(new, old)
         if "status" in new:
             out["status"] = new["status"]
         else:
             out.pop("status", None)
+        keep = self.status_keeps_metadata if keep is None else keep
+        new_meta = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
+        out_meta = metautil.metadata(out)
+        for k in STATUS_METADATA:
+            if k in keep:
+                continue
+            if k in new_meta:
+                out_meta[k] = copy.deepcopy(new_meta[k])
+            else:
+                out_meta.pop(k, None)
         return out
 
     # --- delete ---

@@ -288,3 +288,38 @@ def test_deletion_fields_cannot_be_set_or_changed_by_an_update(server, ns):
     after = json.loads(server.kubectl("-n", ns, "get", "cm", "dfields", "-o", "json").stdout)["metadata"]
     assert after["deletionGracePeriodSeconds"] == 0 and after["deletionTimestamp"]
     patch({"finalizers": None})
+
+
+def test_status_writes_carry_metadata_as_each_kind_allows(server, ns):
+    """A write through /status changes the status and, for most kinds, the labels, annotations and finalizers
+    sent with it (their status strategies reset only the spec); a Deployment's keeps its labels, a pod's its
+    owner references."""
+    merge = {"Content-Type": "application/merge-patch+json"}
+
+    def create(path: str, body: dict) -> None:
+        r = server.request("POST", path, json=body)
+        assert r.status_code == 201, r.text
+
+    def status_patch(path: str, body: dict) -> dict:
+        r = server.request("PATCH", path + "/status", json=body, headers=merge)
+        assert r.status_code == 200, r.text
+        return r.json()["metadata"]
+
+    apps = f"/apis/apps/v1/namespaces/{ns}"
+    template = {"metadata": {"labels": {"app": "s"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    spec = {"selector": {"matchLabels": {"app": "s"}}, "template": template}
+    create(f"{apps}/statefulsets", {"metadata": {"name": "s"}, "spec": spec})
+    create(f"{apps}/deployments", {"metadata": {"name": "d"}, "spec": spec})
+    meta_change = {"labels": {"via": "status"}, "annotations": {"note": "status"}}
+    meta = status_patch(f"{apps}/statefulsets/s", {"metadata": meta_change, "status": {"replicas": 0}})
+    assert meta["labels"] == {"via": "status"} and meta["annotations"] == {"note": "status"}
+    meta = status_patch(f"{apps}/deployments/d", {"metadata": meta_change, "status": {"replicas": 0}})
+    assert "labels" not in meta and meta["annotations"] == {"note": "status"}
+
+    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "00000000-0000-0000-0000-000000000001"}
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    create(f"/api/v1/namespaces/{ns}/pods", pod)
+    meta = status_patch(
+        f"/api/v1/namespaces/{ns}/pods/p", {"metadata": {"labels": {"x": "y"}, "ownerReferences": [owner]}}
+    )
+    assert meta["labels"] == {"x": "y"} and "ownerReferences" not in meta

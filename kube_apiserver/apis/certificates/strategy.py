@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 from kube_apiserver.authentication.user import request_user
-from kube_apiserver.registry.strategy import RESTStrategy
+from kube_apiserver.registry.strategy import STATUS_METADATA, RESTStrategy
 from kube_apiserver.runtime.errors import StatusCause, field_forbidden
 from kube_apiserver.runtime.meta import now_rfc3339
 
@@ -42,7 +42,7 @@ class CSRStrategy(RESTStrategy):
     ) -> dict[str, Any]:
         if subresource == "approval":
             # the old object with the new conditions
-            out = self.prepare_for_status_update({**new, "status": old.get("status") or {}}, old)
+            out = self.prepare_for_status_update({**new, "status": old.get("status") or {}}, old, STATUS_METADATA)
             status = out.setdefault("status", {})
             conditions = (new.get("status") or {}).get("conditions") if isinstance(new.get("status"), dict) else None
             if conditions is None:

@@ -186,6 +186,14 @@ def test_strict_and_invalid(server, widgets, ns):
         'Invalid value: "string": spec.replicas in body must be of type integer: "string"'
     )
     assert body["message"].startswith(f'Widget.{widgets} "bad" is invalid: [')
+    # a custom resource is read as unstructured: its kind must be in the body
+    body = b'{"metadata":{"name":"nokind"}}'
+    r = server.request("POST", base, data=body, headers={"Content-Type": "application/json"})
+    assert (r.status_code, r.json()["reason"]) == (400, "BadRequest")
+    assert r.json()["message"] == (
+        "the object provided is unrecognized (must be of type Widget): Object 'Kind' is missing in "
+        """'{"metadata":{"name":"nokind"}}' ({"metadata":{"name":"nokind"}})"""
+    )
     # unknown group/version/resource falls through to 404
     assert server.request("GET", f"/apis/{widgets}/v9/widgets").status_code == 404
     assert server.request("GET", f"/apis/{widgets}/v1/gadgets").status_code == 404

@@ -152,6 +152,10 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
     obj = decode_typed_body(body, media, kind)
     body_gv = obj.get("apiVersion")
     body_kind = obj.get("kind")
+    if not body_kind and scope.spec.custom and kind == scope.spec.kind:
+        # a custom resource is decoded as unstructured, which takes its kind from the body alone
+        missing = f"Object 'Kind' is missing in '{body.decode('utf-8', 'replace')}'"
+        raise transform_decode_error(kind, body, missing)
     if body_gv and body_gv != group_version:
         raise errors.new_bad_request(
             f"the API version in the data ({body_gv}) does not match the expected API version ({group_version})"

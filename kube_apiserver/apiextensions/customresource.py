@@ -265,7 +265,16 @@ def resource_spec(crd: dict[str, Any], version: dict[str, Any]) -> ResourceSpec:
         subresources=tuple(subresources),
         printer=table_printer(list(version.get("additionalPrinterColumns") or [])),
         custom=True,
+        storage_version=_storage_version(crd, group, version.get("name", "")),
     )
+
+
+def _storage_version(crd: dict[str, Any], group: str, served: str) -> str:
+    """The group/version of the CRD's storage version when it is not served (its objects' storageVersionHash)."""
+    for v in (crd.get("spec") or {}).get("versions") or []:
+        if isinstance(v, dict) and v.get("storage") and v.get("name") != served:
+            return f"{group}/{v.get('name', '')}"
+    return ""
 
 
 def now() -> float:

@@ -8,6 +8,7 @@ Builds the three GenericAPIServers joined by delegation, each with the built-in 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,6 +195,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     for (group, version), specs in by_gv.items():
         agv = APIGroupVersion(group, version)
         for spec in specs:
+            if spec.persisted and stored_as.get(key_root(spec)) not in (None, spec.group_version):
+                spec = dataclasses.replace(spec, storage_version=stored_as[key_root(spec)])
             if not spec.persisted:
                 agv.add(APIResource(spec, None, reviews.handlers_for(spec)))
                 continue

@@ -16,9 +16,9 @@ from kube_apiserver.registry.resource_spec import ResourceSpec
 
 
 def storage_version_hash(group: str, version: str, kind: str) -> str:
-    """What kube puts in storageVersionHash: 8 bytes of sha256 over the storage group/version/kind."""
-    gv = f"{group}/{version}" if group else version
-    digest = hashlib.sha256(f"{gv}/{kind}".encode()).digest()
+    """discovery.StorageVersionHash: 8 bytes of sha256 over "<group>/<version>/<kind>" of the stored kind
+    (the core group's starts with the "/")."""
+    digest = hashlib.sha256(f"{group}/{version}/{kind}".encode()).digest()
     return base64.b64encode(digest[:8]).decode()
 
 
@@ -72,8 +72,9 @@ def api_resource_list(group: str, version: str, specs: list[ResourceSpec]) -> di
             entry["shortNames"] = list(spec.short_names)
         if spec.categories:
             entry["categories"] = list(spec.categories)
-        if spec.persisted:
-            entry["storageVersionHash"] = storage_version_hash(spec.group, spec.version, spec.kind)
+        stored = spec.storage_group_version_kind
+        if stored is not None:
+            entry["storageVersionHash"] = storage_version_hash(*stored)
         resources.append(entry)
         for sub in spec.subresources:
             sub_entry: dict[str, Any] = {

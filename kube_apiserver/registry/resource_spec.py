@@ -54,6 +54,9 @@ class SubresourceSpec:
     version: str = ""
 
 
+NOT_STORED = "-"
+
+
 @dataclass(frozen=True)
 class ResourceSpec:
     group: str  # "" for the core (legacy) group
@@ -82,6 +85,10 @@ class ResourceSpec:
     # it gets deprecation_warning() as a Warning header.
     deprecated_in: str = ""
     replacement: str = ""
+    # The group/version its objects are stored in, when not its own (autoscaling/v1 HPAs in autoscaling/v2,
+    # events.k8s.io/v1 events as core v1, a CRD's other versions in its storage version): discovery's
+    # storageVersionHash names it. NOT_STORED for a resource with no storage (componentstatuses).
+    storage_version: str = ""
 
     @property
     def group_version(self) -> str:
@@ -94,6 +101,15 @@ class ResourceSpec:
     @property
     def list_kind(self) -> str:
         return self.kind + "List"
+
+    @property
+    def storage_group_version_kind(self) -> tuple[str, str, str] | None:
+        """The group, version and kind of the stored objects (None: not stored)."""
+        if self.storage_version == NOT_STORED or not self.persisted:
+            return None
+        gv = self.storage_version or self.group_version
+        group, _, version = gv.rpartition("/")
+        return group, version, self.kind
 
     @property
     def persisted(self) -> bool:

@@ -171,3 +171,20 @@ def test_apis_lists_groups_in_apiservice_order(server):
     i = builtin.index("admissionregistration.k8s.io")
     assert builtin[i : i + 3] == ["admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io"]
     assert builtin[-1] == "flowcontrol.apiserver.k8s.io"
+
+
+def test_storage_version_hash_names_the_stored_kind(server):
+    """storageVersionHash is 8 bytes of sha256 over "<group>/<version>/<kind>" of what is stored (the core
+    group's starts with "/"): an autoscaling/v1 HPA shows autoscaling/v2's, an events.k8s.io event core v1's,
+    and componentstatuses, never stored, none. The values are kube-apiserver 1.33's own."""
+
+    def hashes(path: str) -> dict[str, str | None]:
+        doc = json.loads(server.kubectl("get", "--raw", path).stdout)
+        return {r["name"]: r.get("storageVersionHash") for r in doc["resources"] if "/" not in r["name"]}
+
+    core = hashes("/api/v1")
+    assert (core["configmaps"], core["pods"], core["events"]) == ("qFsyl6wFWjQ=", "xPOwRZ+Yhw8=", "r2yiGXH7wu8=")
+    assert core["componentstatuses"] is None
+    assert hashes("/apis/autoscaling/v1")["horizontalpodautoscalers"] == "qwQve8ut294="
+    assert hashes("/apis/autoscaling/v2")["horizontalpodautoscalers"] == "qwQve8ut294="
+    assert hashes("/apis/events.k8s.io/v1")["events"] == "r2yiGXH7wu8="

@@ -33,7 +33,7 @@ from kube_apiserver.apis.core.printers_pods import (
     REPLICATION_CONTROLLER_PRINTER,
 )
 from kube_apiserver.apis.printing import DEFAULT_TABLE_PRINTER
-from kube_apiserver.registry.resource_spec import ResourceSpec, SubresourceSpec
+from kube_apiserver.registry.resource_spec import NOT_STORED, ResourceSpec, SubresourceSpec
 
 GROUP = ""
 VERSION = "v1"
@@ -78,6 +78,7 @@ RESOURCES: list[ResourceSpec] = [
         short_names=("cs",),
         printer=COMPONENT_STATUS_PRINTER,
         deprecated_in="1.19",
+        storage_version=NOT_STORED,  # probed, not stored
     ),
     ResourceSpec(GROUP, VERSION, "configmaps", "ConfigMap", True, short_names=("cm",), printer=CONFIG_MAP_PRINTER),
     ResourceSpec(

@@ -88,13 +88,21 @@ def api_resource_list(group: str, version: str, specs: list[ResourceSpec]) -> di
             sub_entry["kind"] = sub.kind
             sub_entry["verbs"] = list(sub.verbs)
             resources.append(sub_entry)
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": _gv(group, version), "resources": resources}
+    out: dict[str, Any] = {"kind": "APIResourceList"}
+    if group:  # the core group's list is written unversioned (stripVersionNegotiatedSerializer)
+        out["apiVersion"] = "v1"
+    out["groupVersion"] = _gv(group, version)
+    out["resources"] = resources
+    return out
 
 
 def _discovery_resource(spec: ResourceSpec) -> dict[str, Any]:
+    # ConvertGroupVersionIntoToDiscovery copies the legacy APIResource's group and version, which are empty
+    # for a kind of the resource's own group version; the CRD discovery controller names them
+    group, version = (spec.group, spec.version) if spec.custom else ("", "")
     out: dict[str, Any] = {
         "resource": spec.resource,
-        "responseKind": {"group": spec.group, "version": spec.version, "kind": spec.kind},
+        "responseKind": {"group": group, "version": version, "kind": spec.kind},
         "scope": "Namespaced" if spec.namespaced else "Cluster",
         "singularResource": spec.singular_name,
         "verbs": list(spec.verbs),
@@ -108,8 +116,8 @@ def _discovery_resource(spec: ResourceSpec) -> dict[str, Any]:
             {
                 "subresource": sub.name,
                 "responseKind": {
-                    "group": sub.group if (sub.group or sub.version) else spec.group,
-                    "version": sub.version or spec.version,
+                    "group": sub.group if (sub.group or sub.version) else group,
+                    "version": sub.version or version,
                     "kind": sub.kind,
                 },
                 "verbs": list(sub.verbs),

@@ -314,7 +314,8 @@ def test_aggregated_discovery(server, path):
         assert list(groups) == [""]
         resources = {res["resource"]: res for res in groups[""]["versions"][0]["resources"]}
         pods = resources["pods"]
-        assert pods["scope"] == "Namespaced" and pods["responseKind"] == {"group": "", "version": "v1", "kind": "Pod"}
+        # the legacy APIResource has no group or version for a kind of its own group version
+        assert pods["scope"] == "Namespaced" and pods["responseKind"] == {"group": "", "version": "", "kind": "Pod"}
         assert pods["singularResource"] == "pod" and pods["shortNames"] == ["po"]
         assert "status" in {s["subresource"] for s in pods["subresources"]}
     else:
@@ -324,7 +325,10 @@ def test_aggregated_discovery(server, path):
         assert apps["versions"][0].get("freshness", "Current") == "Current"
         deploy = next(res for res in apps["versions"][0]["resources"] if res["resource"] == "deployments")
         assert deploy["shortNames"] == ["deploy"] and deploy["categories"] == ["all"]
-        assert {"scale", "status"} <= {s["subresource"] for s in deploy["subresources"]}
+        subs = {s["subresource"]: s["responseKind"] for s in deploy["subresources"]}
+        assert deploy["responseKind"] == {"group": "", "version": "", "kind": "Deployment"}
+        assert subs["status"] == {"group": "", "version": "", "kind": "Deployment"}
+        assert subs["scale"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
 
 
 @pytest.mark.parametrize("path", ["/apis", "/api"])

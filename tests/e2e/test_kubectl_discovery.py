@@ -188,3 +188,12 @@ def test_storage_version_hash_names_the_stored_kind(server):
     assert hashes("/apis/autoscaling/v1")["horizontalpodautoscalers"] == "qwQve8ut294="
     assert hashes("/apis/autoscaling/v2")["horizontalpodautoscalers"] == "qwQve8ut294="
     assert hashes("/apis/events.k8s.io/v1")["events"] == "r2yiGXH7wu8="
+
+
+def test_core_resource_list_is_unversioned(server):
+    """The core group's APIResourceList is written without apiVersion (stripVersionNegotiatedSerializer); the
+    other groups' have it."""
+    core = json.loads(server.kubectl("get", "--raw", "/api/v1").stdout)
+    assert list(core)[:2] == ["kind", "groupVersion"] and "apiVersion" not in core
+    apps = json.loads(server.kubectl("get", "--raw", "/apis/apps/v1").stdout)
+    assert list(apps)[:3] == ["kind", "apiVersion", "groupVersion"]

@@ -44,7 +44,7 @@ from kube_apiserver.endpoints.handlers import update as update_handler
 from kube_apiserver.endpoints.handlers.scope import RequestScope
 from kube_apiserver.endpoints.installer import APIGroupVersion, APIResource
 from kube_apiserver.endpoints.request import Request, send_bytes
-from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.registry.resource_spec import NOT_STORED, ResourceSpec
 from kube_apiserver.registry.store import Store, key_root
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.registry.versioned import VersionedStorage
@@ -52,7 +52,7 @@ from kube_apiserver.runtime.errors import qualified
 from kube_apiserver.server.flowcontrol.ensurer import config_producer as apf_config_producer
 from kube_apiserver.server.genericapiserver import GenericAPIServer, discovery_handlers
 from kube_apiserver.server.healthz import Check, install_health_checks
-from kube_apiserver.server.metrics import CALLBACKS, serve_metrics
+from kube_apiserver.server.metrics import CALLBACKS, serve_metrics, set_build_info
 from kube_apiserver.storage.cacher.cacher import Cacher
 from kube_apiserver.version import version_info
 
@@ -320,9 +320,12 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         },
     )
 
+    # one series per storage (not per group sharing it: events.k8s.io events are core events)
+    stored = [s for s in chain.stores.values() if not s.spec.storage_key and s.spec.storage_version != NOT_STORED]
     CALLBACKS.storage_objects = lambda: {
-        qualified(s.spec.resource, s.spec.group): len(s.storage.objects) for s in chain.stores.values()
+        qualified(s.spec.resource, s.spec.group): len(s.storage.objects) for s in stored
     }
+    set_build_info(version_info())
     CALLBACKS.watchers = lambda: {
         (s.spec.group, s.spec.version, s.spec.kind): len(s.storage.watchers)
         for s in chain.stores.values()

@@ -6,7 +6,7 @@ import bisect
 from collections.abc import Callable
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Gauge, generate_latest
+from prometheus_client import CollectorRegistry, Gauge, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
 
@@ -132,6 +132,39 @@ class _Callbacks:
 
 CALLBACKS = _Callbacks()
 REGISTRY.register(CALLBACKS)  # type: ignore[arg-type]
+# process_cpu_seconds_total, process_resident_memory_bytes, ... (legacyregistry's process collector)
+ProcessCollector(registry=REGISTRY)
+BUILD_INFO = Gauge(
+    "kubernetes_build_info",
+    "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, "
+    "build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    [
+        "build_date",
+        "compiler",
+        "git_commit",
+        "git_tree_state",
+        "git_version",
+        "go_version",
+        "major",
+        "minor",
+        "platform",
+    ],
+    registry=REGISTRY,
+)
+
+
+def set_build_info(info: dict[str, Any]) -> None:
+    BUILD_INFO.labels(
+        info["buildDate"],
+        info["compiler"],
+        info["gitCommit"],
+        info["gitTreeState"],
+        info["gitVersion"],
+        info["goVersion"],
+        info["major"],
+        info["minor"],
+        info["platform"],
+    ).set(1)
 
 
 async def serve_metrics(req: Request) -> None:

@@ -197,3 +197,36 @@ def test_core_resource_list_is_unversioned(server):
     assert list(core)[:2] == ["kind", "groupVersion"] and "apiVersion" not in core
     apps = json.loads(server.kubectl("get", "--raw", "/apis/apps/v1").stdout)
     assert list(apps)[:3] == ["kind", "apiVersion", "groupVersion"]
+
+
+def test_metrics_label_requests_as_kube_does(server, ns):
+    """MonitorRequest's labels: the verb is the HTTP method (a collection GET is LIST, a server-side apply
+    APPLY, a watch WATCH), scope "resource" for a named object or a create; the health endpoints are
+    counted with their path as the subresource; the process and build metrics are there; one
+    apiserver_storage_objects series per storage."""
+    server.kubectl("-n", ns, "create", "configmap", "metric-a")
+    server.kubectl("-n", ns, "get", "configmaps")
+    server.kubectl("-n", ns, "get", "configmap", "metric-a", "--request-timeout=10s")
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "metric-b", "namespace": ns}}
+    server.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(manifest))
+    server.kubectl("delete", "configmap", "metric-a", "-n", ns)
+    server.kubectl("get", "--raw", "/readyz")
+    server.request("GET", f"/api/v1/namespaces/{ns}/configmaps?watch=1&timeoutSeconds=1")
+    out = server.kubectl("get", "--raw", "/metrics").stdout
+    totals = [line for line in out.splitlines() if line.startswith("apiserver_request_total{")]
+
+    def counted(verb: str, scope: str, resource: str = "configmaps", subresource: str = "") -> bool:
+        want = (f'verb="{verb}"', f'scope="{scope}"', f'resource="{resource}"', f'subresource="{subresource}"')
+        return any(all(w in line for w in want) for line in totals)
+
+    assert counted("POST", "resource") and counted("LIST", "namespace") and counted("GET", "resource")
+    assert counted("APPLY", "resource") and counted("DELETE", "resource") and counted("WATCH", "namespace")
+    assert not any('verb="CREATE"' in line or 'verb="UPDATE"' in line for line in totals)
+    assert counted("GET", "", "", "/readyz")
+    watch_buckets = [line for line in out.splitlines() if "duration_seconds_count" in line and 'verb="WATCH"' in line]
+    assert watch_buckets  # a watch's duration is observed too
+    assert "process_cpu_seconds_total " in out and "process_resident_memory_bytes " in out
+    assert 'kubernetes_build_info{build_date="' in out and 'git_version="v1.33.0"' in out
+    objects = [line for line in out.splitlines() if line.startswith("apiserver_storage_objects{")]
+    assert any('resource="events"' in line for line in objects)
+    assert not any('"events.events.k8s.io"' in line or '"componentstatuses"' in line for line in objects)

@@ -9,6 +9,7 @@ import os
 import sys
 import time
 
+from kube_apiserver.apis.core.validation.security import Capabilities
 from kube_apiserver.authentication.serviceaccount_getter import StoreTokenGetter
 from kube_apiserver.cmd.options import Options, parse
 from kube_apiserver.cmd.options_audit import AuditConfigError
@@ -17,6 +18,7 @@ from kube_apiserver.cmd.options_authentication_external import ExternalAuthentic
 from kube_apiserver.cmd.options_authorization import AuthorizationConfigError
 from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.cluster_authentication_trust import install_cluster_authentication_trust
+from kube_apiserver.controlplane.event_ttl import EventExpirer
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
 from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
@@ -62,6 +64,38 @@ async def _compactor(storage: SQLiteStorage, interval: float) -> None:
         last = cur
 
 
+def _serving_files(opts: Options, generated_cert: str, generated_key: str) -> tuple[str, str]:
+    """--tls-cert-file/--tls-private-key-file, else --cert-dir's apiserver.crt/apiserver.key when both are
+    there (envtest writes its own), else the certificate generated under --data-dir/pki."""
+    serving = opts.secure_serving
+    if serving.tls_cert_file:
+        return serving.tls_cert_file, serving.tls_private_key_file or generated_key
+    if opts.cert_dir:
+        cert, key = os.path.join(opts.cert_dir, "apiserver.crt"), os.path.join(opts.cert_dir, "apiserver.key")
+        if os.path.isfile(cert) and os.path.isfile(key):
+            return cert, key
+    return generated_cert, generated_key
+
+
+def _warn_unused(opts: Options) -> None:
+    """Flags of kube-apiserver taken for its command lines' sake whose effect this server does not have."""
+    if opts.etcd_servers:
+        log.warning(
+            "--etcd-servers=%s is not used: this server keeps its state in SQLite under %s",
+            ",".join(opts.etcd_servers),
+            opts.data_dir,
+        )
+    if opts.feature_gates:
+        gates = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(opts.feature_gates.items()))
+        log.warning("--feature-gates=%s: this server runs with kube-apiserver 1.33's default feature gates", gates)
+    if opts.runtime_config:
+        config = ",".join(f"{k}={v}" for k, v in sorted(opts.runtime_config.items()))
+        log.warning("--runtime-config=%s: this server serves the Kubernetes 1.33 GA APIs", config)
+    not_run = opts.admission.not_run()
+    if not_run:
+        log.warning("--enable-admission-plugins: %s not run by this server", ",".join(not_run))
+
+
 async def run(opts: Options) -> None:
     t0 = time.monotonic()
     os.makedirs(opts.data_dir, exist_ok=True)
@@ -86,8 +120,9 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
     except StorageError as e:
         sys.stderr.write(f"Error: {e}\n")
         raise SystemExit(1) from None
-    cert_file = opts.secure_serving.tls_cert_file or certs.serving_cert
-    key_file = opts.secure_serving.tls_private_key_file or certs.serving_key
+    cert_file, key_file = _serving_files(opts, certs.serving_cert, certs.serving_key)
+    _warn_unused(opts)
+    Capabilities.allow_privileged = opts.allow_privileged
     client_ca = _client_ca_bundle(opts, certs.ca_cert)
     host_for_clients = "127.0.0.1" if opts.bind_address in ("0.0.0.0", "127.0.0.1") else opts.bind_address
     if ":" in host_for_clients:
@@ -148,6 +183,9 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
             authenticator=authenticator,
             root_ca=_read(certs.ca_cert),
             namespace_deletion_grace_period=opts.namespace_deletion_grace_period,
+            livez_grace_period=opts.livez_grace_period,
+            namespace_lifecycle=opts.admission.enabled("NamespaceLifecycle"),
+            event_ttl=opts.event_ttl,
         )
     )
     token_getter.bind(chain.stores)
@@ -215,6 +253,7 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
         return
     await chain.aggregator.run_post_start_hooks()
     compactor = asyncio.create_task(_compactor(storage, opts.etcd_compaction_interval))
+    expirer = asyncio.create_task(EventExpirer(chain.stores[("", "v1", "events")], opts.event_ttl).run())
     reloader = asyncio.create_task(opts.encryption.run_reloader())
     cert_reloader = asyncio.create_task(server.reload_certificates())
     _settle_gc()
@@ -229,6 +268,7 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
         await serve_task
     finally:
         compactor.cancel()
+        expirer.cancel()
         reloader.cancel()
         await authenticator.close()
         cert_reloader.cancel()

@@ -61,3 +61,29 @@ def positive_flag(value: str) -> int:
     if not (value.isascii() and value.lstrip("-").isdigit()) or int(value) < 0:
         raise argparse.ArgumentTypeError(f'"{value}" must be a non-negative integer')
     return int(value)
+
+
+def map_string_bool_flag(value: str) -> dict[str, bool]:
+    """A mapStringBool flag (--feature-gates): comma-separated key=bool pairs."""
+    out: dict[str, bool] = {}
+    for pair in (p.strip() for p in value.split(",")):
+        if not pair:
+            continue
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise argparse.ArgumentTypeError(f'missing bool value for "{pair}"')
+        try:
+            out[key.strip()] = bool_flag(raw.strip())
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(f"invalid value of {key.strip()}: {raw.strip()}") from None
+    return out
+
+
+def map_string_string_flag(value: str) -> dict[str, str]:
+    """A mapStringString flag (--runtime-config): comma-separated key=value pairs (a bare key means "true")."""
+    out: dict[str, str] = {}
+    for pair in (p.strip() for p in value.split(",")):
+        if pair:
+            key, sep, raw = pair.partition("=")
+            out[key.strip()] = raw.strip() if sep else "true"
+    return out

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, NoReturn
 
 from kube_apiserver.cmd import (
+    options_admission,
     options_audit,
     options_authentication,
     options_authentication_external,
@@ -18,9 +20,12 @@ from kube_apiserver.cmd import (
     options_serving,
 )
 from kube_apiserver.cmd.flag_types import (
+    bool_flag,
     cidr_flag,
     duration_flag,
     ip_flag,
+    map_string_bool_flag,
+    map_string_string_flag,
     port_flag,
     port_range_flag,
     positive_flag,
@@ -30,6 +35,24 @@ from kube_apiserver.cmd.options_authentication_external import ExternalAuthentic
 from kube_apiserver.cmd.options_authorization import AuthorizationOptions
 from kube_apiserver.cmd.options_encryption import EncryptionOptions
 from kube_apiserver.cmd.options_serving import SecureServingOptions
+from kube_apiserver.version import version_info
+
+
+class _VersionAction(argparse.Action):
+    """verflag: --version prints "Kubernetes <gitVersion>", --version=raw the whole version.Info, then exits."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None) -> None:
+        value = str(values).lower()
+        if value in ("false", "0"):
+            return
+        info = version_info()
+        if value == "raw":
+            sys.stdout.write(json.dumps(info, indent=2) + "\n")
+        elif value in ("true", "1"):
+            sys.stdout.write(f"Kubernetes {info['gitVersion']}\n")
+        else:
+            parser.error(f'invalid argument "{values}" for "--version" flag: invalid syntax')
+        raise SystemExit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,6 +79,14 @@ class Options:
     default_watch_cache_size: int
     shutdown_delay_duration: float
     namespace_deletion_grace_period: float
+    allow_privileged: bool
+    cert_dir: str
+    etcd_servers: list[str]
+    feature_gates: dict[str, bool]
+    runtime_config: dict[str, str]
+    profiling: bool
+    livez_grace_period: float
+    event_ttl: float
     v: int
     # The option groups, each in its own module as kube's ServerRunOptions holds them.
     secure_serving: SecureServingOptions
@@ -65,6 +96,7 @@ class Options:
     encryption: EncryptionOptions
     flow_control: options_flowcontrol.FlowControlOptions
     audit: options_audit.AuditOptions
+    admission: options_admission.AdmissionOptions
 
     # The flags of each group: parse() moves them off the flat namespace into the group's options.
     GROUPS: ClassVar[tuple[tuple[str, ModuleType, Any], ...]] = (
@@ -75,6 +107,7 @@ class Options:
         ("encryption", options_encryption, EncryptionOptions),
         ("flow_control", options_flowcontrol, options_flowcontrol.FlowControlOptions),
         ("audit", options_audit, options_audit.AuditOptions),
+        ("admission", options_admission, options_admission.AdmissionOptions),
     )
 
 
@@ -175,6 +208,73 @@ def build_parser() -> argparse.ArgumentParser:
         type=duration_flag,
         default=5.0,
         help="Time the namespace controller waits after a namespace's deletion before removing its content, as kube-controller-manager's does (5s); 0s for test suites that wait for namespaces to go.",
+    )
+    a(
+        "--allow-privileged",
+        type=bool_flag,
+        nargs="?",
+        const=True,
+        default=True,
+        help="If true, allow privileged containers. Unlike kube-apiserver (false), true by default here, as every "
+        "cluster installer sets it.",
+    )
+    a(
+        "--cert-dir",
+        default="",
+        help="The directory where the TLS certs are located: its apiserver.crt and apiserver.key serve HTTPS "
+        "when there, unless --tls-cert-file and --tls-private-key-file are given (else the certificates "
+        "generated under --data-dir/pki).",
+    )
+    a(
+        "--etcd-servers",
+        type=lambda v: [u for u in v.split(",") if u],
+        default=[],
+        help="List of etcd servers to connect with (scheme://ip:port), comma separated. Accepted for the "
+        "command lines written for kube-apiserver; this server keeps its state in SQLite under --data-dir "
+        "(a warning says so at start).",
+    )
+    a(
+        "--feature-gates",
+        type=map_string_bool_flag,
+        default={},
+        help="A set of key=value pairs that describe feature gates for alpha/experimental features. Accepted; "
+        "this server has kube-apiserver 1.33's default gates (a warning lists the ones asked for).",
+    )
+    a(
+        "--runtime-config",
+        type=map_string_string_flag,
+        default={},
+        help="A set of key=value pairs that enable or disable built-in APIs. Accepted; this server serves the "
+        "1.33 GA APIs (a warning lists the ones asked for).",
+    )
+    a(
+        "--profiling",
+        type=bool_flag,
+        nargs="?",
+        const=True,
+        default=True,
+        help="Enable profiling via web interface host:port/debug/pprof/ (not served here).",
+    )
+    a(
+        "--livez-grace-period",
+        type=duration_flag,
+        default=0.0,
+        help="The maximum time the apiserver takes to start: until then /livez counts post-start hooks not yet "
+        "finished as passing.",
+    )
+    a(
+        "--event-ttl",
+        type=duration_flag,
+        default=3600.0,
+        help="Amount of time to retain events (default 1h0m0s).",
+    )
+    a(
+        "--version",
+        nargs="?",
+        const="true",
+        default=argparse.SUPPRESS,
+        action=_VersionAction,
+        help="--version, --version=raw prints version information and quits.",
     )
     a("-v", "--v", type=positive_flag, default=0, help="Number for the log level verbosity.")
     for _, module, _ in Options.GROUPS:

@@ -145,6 +145,9 @@ class ControlPlaneConfig:
     root_ca: bytes = b""  # the cluster CA bundle legacy token secrets carry (ca.crt)
     disabled_controllers: frozenset[str] = frozenset()  # kube-controller-manager names, as --controllers=-name
     namespace_deletion_grace_period: float = DELETION_GRACE_PERIOD
+    livez_grace_period: float = 0.0  # --livez-grace-period
+    namespace_lifecycle: bool = True  # the NamespaceLifecycle admission plugin (--disable-admission-plugins)
+    event_ttl: float = 3600.0  # --event-ttl
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
@@ -217,10 +220,11 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     assert namespace_cacher is not None
 
     lifecycle = NamespaceLifecycle(namespace_cacher)
-    for agvs in group_versions.values():
-        for agv in agvs:
-            for res in agv.resources.values():
-                _install_admission(res, lifecycle)
+    if config.namespace_lifecycle:
+        for agvs in group_versions.values():
+            for agv in agvs:
+                for res in agv.resources.values():
+                    _install_admission(res, lifecycle)
     for group, agvs in group_versions.items():
         target = aggregator if group in AGGREGATOR_GROUPS else apiextensions if group in APIEXTENSIONS_GROUPS else kube
         target.install_api_group(_preferred_first(agvs))
@@ -243,7 +247,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         chain.stores[("apiextensions.k8s.io", "v1", "customresourcedefinitions")],
         config.storage,
         watch_cache_size=config.watch_cache_size,
-        lifecycle=lifecycle,
+        lifecycle=lifecycle if config.namespace_lifecycle else None,
         namespaced_stores=chain.namespace_controller.namespaced,
     )
 
@@ -311,7 +315,9 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     install_health_checks(
         aggregator,
         {"ping": ping, "log": ping, "etcd": storage_probe(config.storage, STORAGE_HEALTHCHECK_TIMEOUT)},
-        {**autoregister_completion, "shutdown": shutdown_check},
+        {"shutdown": shutdown_check},
+        boot_sequence=autoregister_completion,
+        livez_grace_period=config.livez_grace_period,
         ready_first={
             "etcd-readiness": storage_probe(config.storage, STORAGE_READINESS_TIMEOUT),
             "informer-sync": informer_sync_check(

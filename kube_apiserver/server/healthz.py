@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 
 from kube_apiserver.endpoints.request import Request, send_text
@@ -16,9 +17,15 @@ def install_health_checks(
     checks: dict[str, Check],
     ready_checks: dict[str, Check],
     ready_first: dict[str, Check] | None = None,
+    boot_sequence: dict[str, Check] | None = None,
+    livez_grace_period: float = 0.0,
 ) -> None:
     """checks on all three paths; on /readyz also ready_first (before the post-start hooks, as kube lists
-    etcd-readiness) and ready_checks (after them)."""
+    etcd-readiness) and ready_checks (after them). boot_sequence (AddBootSequenceHealthChecks) go on all three
+    after the hooks. On /livez the hooks and the boot-sequence checks pass until livez_grace_period has gone
+    by since start (delayedHealthCheck), however they stand."""
+    started = time.monotonic()
+    boot = boot_sequence or {}
 
     def hook_checks() -> dict[str, Check]:
         # kube lists the delegates' hooks first (the apiextensions and kube-apiserver ones), the aggregator's last
@@ -31,6 +38,20 @@ def install_health_checks(
 
                 out[f"poststarthook/{name}"] = check
         return out
+
+    def delayed(named: dict[str, Check]) -> dict[str, Check]:
+        if livez_grace_period <= 0:
+            return named
+
+        def wrap(check: Check) -> Check:
+            async def in_grace() -> str | None:
+                if time.monotonic() - started < livez_grace_period:
+                    return None
+                return await check()
+
+            return in_grace
+
+        return {name: wrap(check) for name, check in named.items()}
 
     def install(path: str, named: Callable[[], dict[str, Check]]) -> None:
         async def serve_all(req: Request) -> None:
@@ -52,10 +73,10 @@ def install_health_checks(
         server.mux.handle(path, serve_all)
         server.mux.handle_prefix(path + "/", serve_one)
 
-    install("/healthz", lambda: {**checks, **hook_checks()})
-    install("/livez", lambda: {**checks, **hook_checks()})
+    install("/healthz", lambda: {**checks, **hook_checks(), **boot})
+    install("/livez", lambda: {**checks, **delayed({**hook_checks(), **boot})})
     # the boot-sequence checks after the hooks, "shutdown" last, as kube lists them
-    install("/readyz", lambda: {**checks, **(ready_first or {}), **hook_checks(), **ready_checks})
+    install("/readyz", lambda: {**checks, **(ready_first or {}), **hook_checks(), **boot, **ready_checks})
 
 
 async def _serve(req: Request, kind: str, checks: dict[str, Check]) -> None:
@@ -73,6 +94,10 @@ async def _serve(req: Request, kind: str, checks: dict[str, Check]) -> None:
         else:
             failed = True
             lines.append(f"[-]{name} failed: reason withheld")
+    unmatched = sorted(excluded - checks.keys())
+    if unmatched:
+        quoted = ", ".join(f'"{n}"' for n in unmatched)
+        lines.append(f"warn: some health checks cannot be excluded: no matches for {quoted}")
     if failed:
         await send_text(req.send, 500, "\n".join(lines) + f"\n{kind} check failed\n")
     elif verbose:

@@ -1,8 +1,8 @@
 """Security contexts (pkg/apis/core/validation: validatePodSpecSecurityContext, ValidateSecurityContext,
 seccomp and AppArmor profiles, sysctls, user namespaces).
 
-Privileged containers are allowed: kube-apiserver refuses them only when started without
---allow-privileged, which every cluster installer sets."""
+Privileged containers are allowed unless the server is started with --allow-privileged=false (kube-apiserver's
+own default is false, which every cluster installer overrides)."""
 
 from __future__ import annotations
 
@@ -163,10 +163,19 @@ def validate_host_users(spec: dict[str, Any], path: str) -> list[StatusCause]:
     return causes
 
 
+class Capabilities:
+    """capabilities.Get(): what --allow-privileged set at start."""
+
+    allow_privileged = True
+
+
 def validate_container_security_context(sc: Any, path: str, host_users: bool) -> list[StatusCause]:
     if not isinstance(sc, dict):
         return []
-    causes = _ids(sc, path, ("runAsUser", "runAsGroup"))
+    causes: list[StatusCause] = []
+    if sc.get("privileged") is True and not Capabilities.allow_privileged:
+        causes.append(field_forbidden(f"{path}.privileged", "disallowed by cluster policy"))
+    causes += _ids(sc, path, ("runAsUser", "runAsGroup"))
     proc_mount = sc.get("procMount")
     if proc_mount is not None:
         if proc_mount not in ("Default", "Unmasked"):

@@ -8,6 +8,7 @@ Each one's director tries its own API group/versions (the go-restful container),
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -173,7 +174,7 @@ def discovery_handlers(
         if out.form == "discovery":
             core = [g for g in root.all_groups() if g.name == ""]
             body = discovery.aggregated_discovery(core, out.version)
-            await send_bytes(req.send, 200, orjson.dumps(body), discovery.aggregated_content_type(out.version), _VARY)
+            await _send_with_etag(req, orjson.dumps(body), discovery.aggregated_content_type(out.version))
         else:
             await send_bytes(req.send, 200, orjson.dumps(discovery.api_versions(server_address())), extra_headers=_VARY)
 
@@ -184,7 +185,7 @@ def discovery_handlers(
             groups.sort(key=group_order)
         if out.form == "discovery":
             body = discovery.aggregated_discovery(groups, out.version)
-            await send_bytes(req.send, 200, orjson.dumps(body), discovery.aggregated_content_type(out.version), _VARY)
+            await _send_with_etag(req, orjson.dumps(body), discovery.aggregated_content_type(out.version))
         else:
             await send_bytes(req.send, 200, orjson.dumps(discovery.api_group_list(groups)), extra_headers=_VARY)
 
@@ -192,3 +193,15 @@ def discovery_handlers(
 
 
 _VARY = [(b"vary", b"Accept")]
+
+
+async def _send_with_etag(req: Request, body: bytes, content_type: str) -> None:
+    """ServeHTTPWithETag (aggregated discovery): the document's hash as a quoted ETag, cacheable by anyone
+    (Cache-Control: public), and a 304 with no body when the client's If-None-Match already names it."""
+    etag = b'"' + hashlib.sha512(body).hexdigest().upper().encode() + b'"'
+    headers = [(b"etag", etag), *_VARY, (b"cache-control", b"public")]
+    if req.header("if-none-match").encode() == etag:
+        await req.send({"type": "http.response.start", "status": 304, "headers": headers})
+        await req.send({"type": "http.response.body", "body": b""})
+        return
+    await send_bytes(req.send, 200, body, content_type, headers)

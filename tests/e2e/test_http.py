@@ -627,3 +627,20 @@ def test_watch_cannot_be_yaml(server, ns, accept):
     )
     r = server.request("GET", path, headers={"Accept": accept})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/yaml"
+
+
+def test_cache_control(server, ns):
+    """WithCacheControl: "no-cache, private" on every response whose handler sets none (errors and health
+    too); aggregated discovery is public, with a strong ETag and 304 on a match."""
+    for path in (f"/api/v1/namespaces/{ns}", "/api/v1/namespaces/x/configmaps/missing", "/version", "/readyz"):
+        assert server.request("GET", path).headers["Cache-Control"] == "no-cache, private", path
+    assert server.anonymous("GET", "/api/v1/namespaces").headers["Cache-Control"] == "no-cache, private"  # 401
+    for path in ("/api", "/apis"):
+        r = server.request("GET", path, headers={"Accept": KUBECTL_DISCOVERY_ACCEPT})
+        assert r.status_code == 200 and r.headers["Cache-Control"] == "public"
+        etag = r.headers["ETag"]
+        assert etag.startswith('"') and etag.endswith('"') and len(etag) == 130  # sha512, hex
+        again = server.request("GET", path, headers={"Accept": KUBECTL_DISCOVERY_ACCEPT, "If-None-Match": etag})
+        assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", etag)
+        stale = server.request("GET", path, headers={"Accept": KUBECTL_DISCOVERY_ACCEPT, "If-None-Match": '"x"'})
+        assert stale.status_code == 200 and stale.json()["kind"] == "APIGroupDiscoveryList"

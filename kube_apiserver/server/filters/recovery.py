@@ -31,6 +31,9 @@ def response_state(scope: dict[str, Any]) -> ResponseState:
     return scope["k8s.response"]
 
 
+_NO_CACHE = (b"cache-control", b"no-cache, private")
+
+
 def with_panic_recovery(app: ASGIApp) -> ASGIApp:
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -43,8 +46,12 @@ def with_panic_recovery(app: ASGIApp) -> ASGIApp:
             if message["type"] == "http.response.start":
                 state.started = True
                 state.status = message["status"]
-                if state.headers:
-                    message["headers"] = [*message.get("headers", ()), *state.headers]
+                headers = [*message.get("headers", ()), *state.headers]
+                # WithCacheControl: every response is behind authentication, so not for shared caches,
+                # unless its handler said otherwise (OpenAPI, aggregated discovery)
+                if not any(name == b"cache-control" for name, _ in headers):
+                    headers.append(_NO_CACHE)
+                message["headers"] = headers
             await send(message)
 
         try:

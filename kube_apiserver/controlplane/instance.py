@@ -387,7 +387,8 @@ async def _finalize_handler(scope: RequestScope) -> None:
 async def _serve_version(req: Request) -> None:
     import orjson
 
-    await send_bytes(req.send, 200, orjson.dumps(version_info()))
+    # WriteRawJSON: indented, whoever asks
+    await send_bytes(req.send, 200, orjson.dumps(version_info(), option=orjson.OPT_INDENT_2))
 
 
 def _install_openapi(root: GenericAPIServer) -> Any:

@@ -20,6 +20,7 @@ from kube_apiserver.endpoints.filters.audit import with_audit, with_audit_init, 
 from kube_apiserver.endpoints.filters.authentication import with_authentication
 from kube_apiserver.endpoints.filters.authorization import with_authorization
 from kube_apiserver.endpoints.filters.impersonation import with_impersonation
+from kube_apiserver.endpoints.filters.pretty import with_pretty_print
 from kube_apiserver.endpoints.filters.request_info import with_request_info
 from kube_apiserver.endpoints.request import Request, send_status_error
 from kube_apiserver.runtime.errors import StatusError
@@ -148,4 +149,4 @@ def build_handler_chain(root: GenericAPIServer, config: ChainConfig) -> ASGIApp:
     handler = with_request_info(handler)
     handler = with_audit_init(handler)
     handler = with_panic_recovery(handler)
-    return handler
+    return with_pretty_print(handler)  # (outermost: errors of every filter are indented too)

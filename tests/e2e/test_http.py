@@ -644,3 +644,26 @@ def test_cache_control(server, ns):
         assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", etag)
         stale = server.request("GET", path, headers={"Accept": KUBECTL_DISCOVERY_ACCEPT, "If-None-Match": '"x"'})
         assert stale.status_code == 200 and stale.json()["kind"] == "APIGroupDiscoveryList"
+
+
+@pytest.mark.parametrize(
+    ("agent", "query", "pretty"),
+    [
+        ("curl/8.5.0", "", True),
+        ("Mozilla/5.0 (X11)", "", True),
+        ("Wget/1.21", "", True),
+        ("curl/8.5.0", "?pretty=false", False),
+        ("kubectl/v1.33.0", "", False),
+        ("kubectl/v1.33.0", "?pretty=true", True),
+        ("python-requests/2.32", "?pretty=1", True),
+    ],
+)
+def test_pretty_json_for_people(server, ns, agent, query, pretty):
+    """isPrettyPrint: ?pretty, else a curl, Wget or browser User-Agent, gets JSON indented by two spaces
+    (objects, lists and errors alike); other clients compact JSON. /version is always indented."""
+    for path in (f"/api/v1/namespaces/{ns}", f"/api/v1/namespaces/{ns}/configmaps", f"/api/v1/namespaces/{ns}/pods/x"):
+        r = server.request("GET", path + query, headers={"User-Agent": agent})
+        assert r.content.startswith(b'{\n  "kind": ') == pretty, r.content[:40]
+        assert int(r.headers["Content-Length"]) == len(r.content)
+        r.json()
+    assert server.request("GET", "/version", headers={"User-Agent": agent}).content.startswith(b'{\n  "major": "1"')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 from collections.abc import Callable
 from typing import Any
@@ -100,6 +101,41 @@ INFLIGHT = Gauge(
     ["request_kind"],
     registry=REGISTRY,
 )
+
+
+class InflightWatermark:
+    """The requests executing per kind (readOnly, mutating), for apiserver_current_inflight_requests: the
+    most seen in the last second, published each second (startWatermarkMaintenance), by the max-in-flight
+    and the priority-and-fairness filters alike."""
+
+    PERIOD = 1.0
+
+    def __init__(self) -> None:
+        self.executing = {"readOnly": 0, "mutating": 0}
+        self.high = {"readOnly": 0, "mutating": 0}
+        self._task: asyncio.Task[None] | None = None
+
+    def started(self, kind: str) -> None:
+        n = self.executing[kind] = self.executing[kind] + 1
+        if n > self.high[kind]:
+            self.high[kind] = n
+        if self._task is None:
+            for k in self.high:
+                INFLIGHT.labels(k).set(0)
+            self._task = asyncio.get_running_loop().create_task(self._publish(), name="inflight watermark")
+
+    def finished(self, kind: str) -> None:
+        self.executing[kind] -= 1
+
+    async def _publish(self) -> None:
+        while True:
+            await asyncio.sleep(self.PERIOD)
+            for kind, high in self.high.items():
+                INFLIGHT.labels(kind).set(high)
+                self.high[kind] = self.executing[kind]
+
+
+WATERMARK = InflightWatermark()
 
 
 class _Callbacks:

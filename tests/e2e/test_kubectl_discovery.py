@@ -227,6 +227,9 @@ def test_metrics_label_requests_as_kube_does(server, ns):
     assert watch_buckets  # a watch's duration is observed too
     assert "process_cpu_seconds_total " in out and "process_resident_memory_bytes " in out
     assert 'kubernetes_build_info{build_date="' in out and 'git_version="v1.33.0"' in out
+    # the in-flight watermarks, published each second once requests ran
+    inflight = [line for line in out.splitlines() if line.startswith("apiserver_current_inflight_requests{")]
+    assert {line.split('"')[1] for line in inflight} == {"mutating", "readOnly"}, inflight
     objects = [line for line in out.splitlines() if line.startswith("apiserver_storage_objects{")]
     assert any('resource="events"' in line for line in objects)
     assert not any('"events.events.k8s.io"' in line or '"componentstatuses"' in line for line in objects)

@@ -7,7 +7,7 @@ from typing import Any
 from kube_apiserver.authentication.user import SYSTEM_PRIVILEGED_GROUP
 from kube_apiserver.endpoints.request import send_status_error
 from kube_apiserver.runtime.errors import new_too_many_requests
-from kube_apiserver.server.metrics import INFLIGHT
+from kube_apiserver.server.metrics import WATERMARK
 
 ASGIApp = Any
 _READONLY = frozenset({"get", "list", "watch"})
@@ -39,10 +39,11 @@ def with_max_in_flight(app: ASGIApp, non_mutating: int, mutating: int) -> ASGIAp
             await send_status_error(send, new_too_many_requests("Too many requests, please try again later.", 1))
             return
         counts[kind] += 1
-        INFLIGHT.labels(kind).set(counts[kind])
+        WATERMARK.started(kind)
         try:
             await app(scope, receive, send)
         finally:
             counts[kind] -= 1
+            WATERMARK.finished(kind)
 
     return handler

@@ -26,6 +26,9 @@ from kube_apiserver.server.filters.timeout import parse_go_duration
 from kube_apiserver.server.flowcontrol import metrics
 from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
 from kube_apiserver.server.flowcontrol.queueset import WAITING
+from kube_apiserver.server.metrics import WATERMARK
+
+_READ_ONLY_VERBS = frozenset({"get", "list", "watch"})  # nonMutatingRequestVerbs
 
 ASGIApp = Any
 
@@ -110,6 +113,10 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
                 return await reject(send, pl.name, fs.name, "time-out")
         key = (pl.name, fs.name)
         dispatched[key] = dispatched.get(key, 0) + 1
+        # (a watch executes only until its response starts: it is not counted as in flight)
+        kind = "" if watch else "readOnly" if info.verb in _READ_ONLY_VERBS else "mutating"
+        if kind:
+            WATERMARK.started(kind)
         try:
             if watch:
                 # the seat is for the watch's initialization: free it once the response starts. Handlers
@@ -129,6 +136,8 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
             else:
                 await app(scope, receive, send)
         finally:
+            if kind:
+                WATERMARK.finished(kind)
             qs.finish_request(req)  # no-op if already finished
             if pl.quiescing:
                 controller.note_idle(pl)

@@ -50,9 +50,10 @@ class CachedDocument:
 
     __slots__ = ("body", "etag", "content_type", "last_modified", "_gzip", "_lock")
 
-    def __init__(self, body: bytes, content_type: str = "application/json") -> None:
+    def __init__(self, body: bytes, content_type: str = "application/json", etag: str = "") -> None:
         self.body = body
-        self.etag = hashlib.sha512(body).hexdigest().upper()
+        # (a document served in another form keeps the ETag of its JSON, as kube-openapi computes it)
+        self.etag = etag or hashlib.sha512(body).hexdigest().upper()
         self.content_type = content_type
         self.last_modified = formatdate(time.time(), usegmt=True)
         self._gzip: bytes | None = None
@@ -196,7 +197,9 @@ class OpenAPIDocuments:
             body = encode_document(orjson.loads(source.body))
             with self._lock:
                 if self._v2 is source:  # not replaced by set_custom() meanwhile
-                    self._v2_proto = CachedDocument(body, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+                    self._v2_proto = CachedDocument(
+                        body, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", source.etag
+                    )
                     doc = self._v2_proto
             if doc is None:
                 return self.v2_proto()

@@ -5,43 +5,16 @@ this server has the concept, in effect: --cert-dir's serving certificate, --allo
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import socket
 import ssl
 import subprocess
 import sys
 
+from authn_helpers import CA, write_pair
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import serialization
 from e2e_helpers import wait_until
-
-
-def _self_signed(directory, host: str = "127.0.0.1") -> bytes:
-    """A serving certificate such as envtest writes to --cert-dir: apiserver.crt and apiserver.key."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "envtest-like")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host))]), False)
-        .sign(key, hashes.SHA256())
-    )
-    pem = cert.public_bytes(serialization.Encoding.PEM)
-    (directory / "apiserver.crt").write_bytes(pem)
-    (directory / "apiserver.key").write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return pem
 
 
 def _served_certificate(port: int) -> bytes:
@@ -56,7 +29,10 @@ def _served_certificate(port: int) -> bytes:
 def test_envtest_arguments_are_accepted_and_take_effect(server_factory, tmp_path):
     cert_dir = tmp_path / "certs"
     cert_dir.mkdir()
-    pem = _self_signed(cert_dir)
+    ca = CA("envtest-like")  # as envtest does: its own CA's serving certificate in --cert-dir
+    pair = ca.issue("apiserver", server=True)
+    write_pair(cert_dir, "apiserver", pair)
+    pem = pair[0]
     srv = server_factory(
         "--allow-privileged=false",
         "--disable-admission-plugins=ServiceAccount,NamespaceLifecycle",
@@ -70,7 +46,7 @@ def test_envtest_arguments_are_accepted_and_take_effect(server_factory, tmp_path
         "--livez-grace-period=0s",
     )
     assert _served_certificate(srv.port) == pem  # --cert-dir's certificate serves HTTPS
-    srv.session.verify = str(cert_dir / "apiserver.crt")  # (self-signed: its own CA)
+    srv.session.verify = str(ca.write(tmp_path, "envtest-ca"))
     log = srv.log_tail(200)
     assert "--etcd-servers=http://127.0.0.1:2379 is not used" in log
     assert "--feature-gates=SomeGate=true" in log and "--runtime-config=api/all=true" in log

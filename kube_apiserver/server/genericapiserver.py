@@ -145,7 +145,9 @@ class GenericAPIServer:
             if agv is not None and await agv.serve(req, info):
                 return
         else:
-            handler = self.mux.lookup(req.path.rstrip("/") or "/")
+            # the path as it is first (so /readyz/ reaches the per-check handler, and is a 404 there as in
+            # kube), then without its trailing slash (/apis/, /version/)
+            handler = self.mux.lookup(req.path) or self.mux.lookup(req.path.rstrip("/") or "/")
             if handler is not None:
                 await handler(req)
                 return

@@ -112,3 +112,6 @@ def test_boot_sequence_checks_are_on_every_health_path(server_factory):
     assert srv.request("GET", "/livez/autoregister-completion").text == "ok"
     out = srv.request("GET", "/readyz?verbose&exclude=nothing-like-this").text
     assert 'warn: some health checks cannot be excluded: no matches for "nothing-like-this"' in out
+    # only the paths themselves and their checks are served: a trailing slash names no check
+    for path in ("/healthz/", "/livez/", "/readyz/"):
+        assert srv.request("GET", path).status_code == 404, path

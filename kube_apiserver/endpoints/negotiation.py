@@ -31,6 +31,10 @@ class Output:
     form: str  # json, yaml, table, pom, discovery
     version: str = ""  # Table: v1 or v1beta1; discovery: v2 or v2beta1
     content_type: str = JSON
+    as_kind: str = ""  # pom: PartialObjectMetadata or PartialObjectMetadataList, as the client asked
+
+
+_POM_KINDS = ("PartialObjectMetadata", "PartialObjectMetadataList")
 
 
 def parse_accept(header: str) -> list[MediaType]:
@@ -79,17 +83,8 @@ def negotiate(
                 continue
             if table and as_ == "Table" and g == "meta.k8s.io" and v in ("v1", "v1beta1"):
                 return Output("table", v)
-            if (
-                pom
-                and as_ in ("PartialObjectMetadata", "PartialObjectMetadataList")
-                and g == "meta.k8s.io"
-                and v
-                in (
-                    "v1",
-                    "v1beta1",
-                )
-            ):
-                return Output("pom", v)
+            if pom and as_ in _POM_KINDS and g == "meta.k8s.io" and v in ("v1", "v1beta1"):
+                return Output("pom", v, as_kind=as_)
             if discovery and as_ == "APIGroupDiscoveryList" and g == "apidiscovery.k8s.io" and v in ("v2", "v2beta1"):
                 return Output("discovery", v)
             continue

@@ -667,3 +667,26 @@ def test_pretty_json_for_people(server, ns, agent, query, pretty):
         assert int(r.headers["Content-Length"]) == len(r.content)
         r.json()
     assert server.request("GET", "/version", headers={"User-Agent": agent}).content.startswith(b'{\n  "major": "1"')
+
+
+def test_partial_object_metadata_form_must_fit_the_answer(server, ns):
+    """asPartialObjectMetadata(List): a list asked for as PartialObjectMetadata, or one object as
+    PartialObjectMetadataList, is a 406 naming the internal type kube-apiserver holds."""
+    pom = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+    pom_list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+    r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": pom})
+    assert (r.status_code, r.json()["reason"], r.json()["message"]) == (
+        406,
+        "NotAcceptable",
+        "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)",
+    )
+    r = server.request("GET", f"/apis/apps/v1/namespaces/{ns}/deployments", headers={"Accept": pom})
+    assert r.json()["message"].endswith("(*apps.DeploymentList)")
+    r = server.request("GET", f"/api/v1/namespaces/{ns}", headers={"Accept": pom_list})
+    assert (r.status_code, r.json()["message"]) == (
+        406,
+        "you requested PartialObjectMetadataList, but the requested object is not a list (*core.Namespace)",
+    )
+    assert server.request("GET", f"/api/v1/namespaces/{ns}", headers={"Accept": pom}).json()["kind"] == (
+        "PartialObjectMetadata"
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object, pom_mismatch
 from kube_apiserver.endpoints.request import Request, send_bytes, send_json_around
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
@@ -198,6 +198,8 @@ async def list_resource(scope: RequestScope) -> None:
         if result.remaining:
             list_meta["remainingItemCount"] = result.remaining
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    if out.as_kind == "PartialObjectMetadata":
+        raise pom_mismatch(scope.spec, out.as_kind, is_list=True)
     send = scope.req.send
     spec = scope.spec
     if out.form == "json":

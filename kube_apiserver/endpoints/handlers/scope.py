@@ -171,6 +171,23 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
     return obj
 
 
+def internal_type(spec: ResourceSpec, is_list: bool) -> str:
+    """%T of the object kube-apiserver's handlers hold: its internal Go type (events.k8s.io events are core
+    events; custom resources are unstructured)."""
+    if spec.custom:
+        return "*unstructured.UnstructuredList" if is_list else "*unstructured.Unstructured"
+    package = "core" if spec.group in ("", "events.k8s.io") else spec.group.split(".")[0]
+    return f"*{package}.{spec.kind}{'List' if is_list else ''}"
+
+
+def pom_mismatch(spec: ResourceSpec, asked: str, is_list: bool) -> errors.StatusError:
+    """asPartialObjectMetadata / asPartialObjectMetadataList: the form asked for one object, or for a list,
+    does not fit what the request answers (a 406, NewGenericServerResponse's: empty details)."""
+    what = "a list" if is_list else "not a list"
+    message = f"you requested {asked}, but the requested object is {what} ({internal_type(spec, is_list)})"
+    return errors.StatusError(406, "NotAcceptable", message)
+
+
 def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
     """checkName (a PUT): the body names the object of the URL, and its namespace, when it has one, is the
     URL's."""
@@ -188,6 +205,8 @@ def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
 async def write_object(scope: RequestScope, status: int, obj: dict[str, Any], raw: bytes | None = None) -> None:
     """Write one object in the negotiated form; raw, when given, is obj already encoded as JSON."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    if out.as_kind == "PartialObjectMetadataList":
+        raise pom_mismatch(scope.spec, out.as_kind, is_list=False)
     send = scope.req.send
     if out.form == "json":
         await send_bytes(send, status, raw if raw is not None else orjson.dumps(obj))

@@ -57,8 +57,21 @@ class _VersionAction(argparse.Action):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line and exit code 2, as a bad flag does in kube
+        if message.startswith(_UNRECOGNIZED):
+            # pflag names the first flag it does not know
+            first = message[len(_UNRECOGNIZED) :].split()[0]
+            if first.startswith("--"):
+                message = f"unknown flag: {first.split('=', 1)[0]}"
+            elif first.startswith("-") and len(first) > 1:
+                message = f"unknown shorthand flag: '{first[1]}' in {first}"
+            else:  # the command's Args check
+                args = " ".join(f'"{a}"' for a in message[len(_UNRECOGNIZED) :].split() if not a.startswith("-"))
+                message = f'"kube-apiserver" does not take any arguments, got [{args}]'
         sys.stderr.write(f"Error: {message}\n")
         raise SystemExit(2)
+
+
+_UNRECOGNIZED = "unrecognized arguments: "
 
 
 @dataclass

@@ -83,7 +83,7 @@ def test_envtest_arguments_are_accepted_and_take_effect(server_factory, tmp_path
     )
 
 
-def test_admission_plugin_names_are_checked():
+def test_flag_names_are_checked():
     def run(*args: str) -> subprocess.CompletedProcess:
         cmd = [sys.executable, "-m", "kube_apiserver", "--data-dir", "/nonexistent/never-used", *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
@@ -95,6 +95,9 @@ def test_admission_plugin_names_are_checked():
     assert (
         res.stderr.strip() == "Error: [Priority] in enable-admission-plugins and disable-admission-plugins overlapped"
     )
+    res = run("--no-such-flag=1")
+    assert (res.returncode, res.stderr) == (2, "Error: unknown flag: --no-such-flag\n")  # pflag's words
+    assert run("stray").stderr == 'Error: "kube-apiserver" does not take any arguments, got ["stray"]\n'
     res = run("--version")
     assert (res.returncode, res.stdout) == (0, "Kubernetes v1.33.0\n")
     assert json.loads(run("--version=raw").stdout)["gitVersion"] == "v1.33.0"

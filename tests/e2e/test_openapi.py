@@ -410,3 +410,27 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
 
 def _string(msg: dict[int, list], num: int) -> str:
     return msg[num][0].decode()
+
+
+def test_issuer_discovery_paths_are_documented(server):
+    """The service account issuer discovery endpoints have their OpenAPI v3 documents (generated clients'
+    WellKnownApi and OpenidApi come from them) and v2 paths; they are not behind authentication: no 401
+    response, no security scheme."""
+    index = server.request("GET", "/openapi/v3").json()["paths"]
+    for key, path, op_id, media in (
+        (
+            ".well-known/openid-configuration",
+            "/.well-known/openid-configuration/",
+            "getServiceAccountIssuerOpenIDConfiguration",
+            "application/json",
+        ),
+        ("openid/v1/jwks", "/openid/v1/jwks/", "getServiceAccountIssuerOpenIDKeyset", "application/jwk-set+json"),
+    ):
+        doc = server.request("GET", index[key]["serverRelativeURL"]).json()
+        assert doc["components"] == {}
+        get = doc["paths"][path]["get"]
+        assert get["operationId"] == op_id and list(get["responses"]) == ["200"]
+        assert list(get["responses"]["200"]["content"]) == [media]
+    v2 = server.request("GET", "/openapi/v2").json()["paths"]
+    assert v2["/openid/v1/jwks/"]["get"]["operationId"] == "getServiceAccountIssuerOpenIDKeyset"
+    assert "401" in v2["/version/"]["get"]["responses"]

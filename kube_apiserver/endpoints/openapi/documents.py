@@ -77,6 +77,7 @@ def _paths_by_document(group_versions: dict[str, list[ResourceSpec]]) -> dict[st
         "api": {"/api/": routes.legacy_root()},
         "apis": {"/apis/": routes.apis_root()},
         "version": {"/version/": routes.version_path()},
+        **{key: {item.path: item} for key, item in routes.issuer_discovery_paths().items()},
     }
     for key, specs in group_versions.items():
         parts = key.split("/")
@@ -131,8 +132,13 @@ def build_v3(group_versions: dict[str, list[ResourceSpec]]) -> dict[str, dict[st
         paths = {path: path_item_v3(item) for path, item in sorted(doc_paths.items())}
         roots: set[str] = set()
         referenced(paths, V3_REF_PREFIX, roots)
+        components: dict[str, Any] = {"schemas": closure(roots, definitions, V3_REF_PREFIX)}
+        if any(op.authenticated for item in doc_paths.values() for op in item.operations):
+            components["securitySchemes"] = BEARER_TOKEN
+        else:  # (an empty schemas map is left out, as Go's omitempty does)
+            components = {k: v for k, v in components.items() if v}
         out[key] = {
-            "components": {"schemas": closure(roots, definitions, V3_REF_PREFIX), "securitySchemes": BEARER_TOKEN},
+            "components": components,
             "info": INFO,
             "openapi": "3.0.0",
             "paths": paths,

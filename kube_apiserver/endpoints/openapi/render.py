@@ -98,7 +98,8 @@ def operation_v2(op: Operation, own: list[Param], params: V2Params) -> dict[str,
     responses: dict[str, Any] = {}
     for code, desc, ref in op.responses:
         responses[code] = {"description": desc, "schema": _schema(ref, V2_REF_PREFIX)}
-    responses["401"] = UNAUTHORIZED
+    if op.authenticated:
+        responses["401"] = UNAUTHORIZED
     out["responses"] = responses
     out["schemes"] = ["https"]
     out["tags"] = [op.tag]
@@ -145,7 +146,8 @@ def operation_v3(op: Operation, own: list[Param]) -> dict[str, Any]:
     for code, desc, ref_name in op.responses:
         schema = {"schema": _schema(ref_name, V3_REF_PREFIX)}
         responses[code] = {"content": {mt: schema for mt in op.produces}, "description": desc}
-    responses["401"] = UNAUTHORIZED
+    if op.authenticated:
+        responses["401"] = UNAUTHORIZED
     out["responses"] = responses
     out["tags"] = [op.tag]
     if op.action:

@@ -35,6 +35,8 @@ class Operation:
     consumes: tuple[str, ...] = ("*/*",)
     action: str = ""  # x-kubernetes-action
     gvk: tuple[str, str, str] | None = None  # x-kubernetes-group-version-kind
+    # behind authentication (a 401 response, the BearerToken scheme); the issuer discovery endpoints are not
+    authenticated: bool = True
 
 
 @dataclass
@@ -128,6 +130,29 @@ def group_version_root(group: str, version: str) -> PathItem:
         _META + "APIResourceList",
         MEDIA_TYPES,
     )
+
+
+def issuer_discovery_paths() -> dict[str, PathItem]:
+    """The service account issuer discovery endpoints (their v3 documents are named after the paths)."""
+    config = _discovery(
+        "/.well-known/openid-configuration/",
+        "getServiceAccountIssuerOpenIDConfiguration",
+        "get service account issuer OpenID configuration, also known as the 'OIDC discovery doc'",
+        "WellKnown",
+        STRING,
+        ("application/json",),
+    )
+    keys = _discovery(
+        "/openid/v1/jwks/",
+        "getServiceAccountIssuerOpenIDKeyset",
+        "get service account issuer OpenID JSON Web Key Set (contains public token verification keys)",
+        "openid",
+        STRING,
+        ("application/jwk-set+json",),
+    )
+    for item in (config, keys):
+        item.operations[0].authenticated = False
+    return {".well-known/openid-configuration": config, "openid/v1/jwks": keys}
 
 
 def version_path() -> PathItem:

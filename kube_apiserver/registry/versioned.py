@@ -97,6 +97,18 @@ class VersionedStorage:
                 self._served = {k: v for k, v in self._served.items() if current.get(k) is v[0]}
         return out
 
+    def stored_form(self, served: StoredObject) -> dict[str, Any]:
+        """The object as stored, for what served came from (the served form itself when that is no longer
+        known). Tables are printed from it, as kube-apiserver prints the object it decoded from storage:
+        a conversion to the served version may lose what the table shows (the order of an HPA's metrics
+        through autoscaling/v1). Across groups (events.k8s.io events stored as core ones) the served form."""
+        hit = self._served.get(served.key)
+        # (only within a group: a group's printer knows its own versions, not another group's shape)
+        same_group = self.storage_version.rpartition("/")[0] == self.api_version.rpartition("/")[0]
+        if same_group and hit is not None and hit[1] is served:
+            return hit[0].obj
+        return served.obj
+
     def event(self, ev: CacheEvent) -> CacheEvent:
         """ev in the served version (VersionConverter.event), made once per event and version."""
         versions = ev.versions

@@ -235,6 +235,21 @@ def test_hpa_label_selector_and_table_in_v1(server, ns):
     }
 
 
+def test_hpa_table_through_v1_prints_the_stored_metrics_in_their_order(server, ns):
+    """kube-apiserver prints the object it decoded from storage, whichever version is asked for: an HPA made
+    with the CPU metric first lists it first through autoscaling/v1 too, although v1 carries it apart."""
+    m = v2_manifest("cpu-first")
+    cpu = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}
+    m["spec"]["metrics"] = [cpu, *TWO_METRICS]
+    server.kubectl("create", "-n", ns, "-f", "-", input=json.dumps(m))
+    want = "cpu: <unknown>/50%, memory: <unknown>/70% + 1 more..."
+    for resource in (V1_HPAS, "horizontalpodautoscalers.v2.autoscaling"):
+        rows = parse_table(server.kubectl("get", resource, "-n", ns).stdout)
+        assert [r["TARGETS"] for r in rows] == [want], resource
+        rows = parse_table(server.kubectl("get", resource, "cpu-first", "-n", ns).stdout)
+        assert [r["TARGETS"] for r in rows] == [want], resource
+
+
 # --- Event ------------------------------------------------------------------------------------------
 
 

@@ -14,9 +14,9 @@ async def get_resource(scope: RequestScope) -> None:
         cached = scope.store.storage.get_cached(scope.store.key(scope.namespace, scope.info.name))
         if cached is None:
             raise errors.new_not_found(scope.spec.group, scope.spec.resource, scope.info.name)
-        await write_object(scope, 200, cached.obj, cached.raw)
+        await write_object(scope, 200, cached.obj, cached.raw, cached)
         return
     if revision:
         await scope.store.wait_until(revision)
     stored = await scope.store.get(scope.namespace, scope.info.name)
-    await write_object(scope, 200, stored.obj, stored.raw)
+    await write_object(scope, 200, stored.obj, stored.raw, stored)

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object, pom_mismatch
+from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object, pom_mismatch, table_form
 from kube_apiserver.endpoints.request import Request, send_bytes, send_json_around
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
@@ -222,7 +222,8 @@ async def list_resource(scope: RequestScope) -> None:
         return
     objects = [i.obj for i in result.items]
     if out.form == "table":
-        table = to_table(spec, objects, list_meta=list_meta, include=include_object(scope), version=out.version)
+        printed = [table_form(scope, i) for i in result.items]
+        table = to_table(spec, printed, list_meta=list_meta, include=include_object(scope), version=out.version)
         await send_bytes(send, 200, orjson.dumps(table))
     elif out.form == "pom":
         pom = {

@@ -19,6 +19,7 @@ from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import YAMLToJSONError, decode_body, encode_yaml, ensure_object, yaml_to_json
 from kube_apiserver.runtime.strategicpatch import gojson
+from kube_apiserver.storage.interface import StoredObject
 
 
 @dataclass
@@ -171,6 +172,12 @@ async def decode_object(scope: RequestScope, kind: str = "", group_version: str 
     return obj
 
 
+def table_form(scope: RequestScope, item: StoredObject) -> dict[str, Any]:
+    """What a Table row is printed from: the object as stored (VersionedStorage.stored_form), else as served."""
+    stored_form = getattr(scope.store.storage, "stored_form", None)
+    return stored_form(item) if stored_form is not None else item.obj
+
+
 def internal_type(spec: ResourceSpec, is_list: bool) -> str:
     """%T of the object kube-apiserver's handlers hold: its internal Go type (events.k8s.io events are core
     events; custom resources are unstructured)."""
@@ -202,8 +209,15 @@ def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
         )
 
 
-async def write_object(scope: RequestScope, status: int, obj: dict[str, Any], raw: bytes | None = None) -> None:
-    """Write one object in the negotiated form; raw, when given, is obj already encoded as JSON."""
+async def write_object(
+    scope: RequestScope,
+    status: int,
+    obj: dict[str, Any],
+    raw: bytes | None = None,
+    stored: StoredObject | None = None,
+) -> None:
+    """Write one object in the negotiated form; raw, when given, is obj already encoded as JSON; stored, when
+    given, the StoredObject obj is (a Table is printed from its stored form)."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
     if out.as_kind == "PartialObjectMetadataList":
         raise pom_mismatch(scope.spec, out.as_kind, is_list=False)
@@ -214,7 +228,8 @@ async def write_object(scope: RequestScope, status: int, obj: dict[str, Any], ra
         await send_bytes(send, status, encode_yaml(obj), negotiation.YAML)
     elif out.form == "table":
         meta = {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
-        table = to_table(scope.spec, [obj], list_meta=meta, include=_include(scope), version=out.version)
+        printed = table_form(scope, stored) if stored is not None else obj
+        table = to_table(scope.spec, [printed], list_meta=meta, include=_include(scope), version=out.version)
         await send_bytes(send, status, orjson.dumps(table))
     else:
         await send_bytes(send, status, orjson.dumps(partial_object_metadata(obj, out.version)))

@@ -29,7 +29,7 @@ from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, NamespaceController
-from kube_apiserver.controlplane import reviews
+from kube_apiserver.controlplane import componentstatus, reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
 from kube_apiserver.controlplane.apiserver_identity import IdentityLeaseController, IdentityLeaseGC
 from kube_apiserver.controlplane.bootstrap import BootstrapController
@@ -233,6 +233,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     ns_res = group_versions[""][0].resources["namespaces"]
     ns_res.extra[("finalize", "update")] = _finalize_handler
     install_core_subresources(group_versions[""][0].resources, chain.stores)
+    group_versions[""][0].resources["componentstatuses"].extra.update(componentstatus.HANDLERS)
     start_service_account_controllers = install_service_accounts(kube, group_versions, chain.stores, config)
     disruption = DisruptionController(
         chain.stores[("policy", "v1", "poddisruptionbudgets")], chain.stores[("", "v1", "pods")], chain.stores

@@ -251,12 +251,7 @@ class Store:
         uid_precondition: the update is for the object of this uid only (a PUT's body uid, as
         DefaultUpdatedObjectInfo.Preconditions makes it): another one is a 409."""
         meta = metautil.metadata(obj)
-        body_name = meta.get("name", "")
-        if body_name and body_name != name:
-            raise errors.new_bad_request(
-                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
-            )
-        meta["name"] = name
+        meta["name"] = name  # (a request's body names it already: the handler's check_name saw to that)
         self._prepare_namespace(obj, namespace)
         key = self.key(namespace, name)
         created = False

@@ -140,7 +140,6 @@ async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = N
                 "status": 200,
                 "headers": [
                     (b"content-type", server.out.content_type.encode()),
-                    (b"cache-control", b"no-cache, private"),
                 ],
             }
         )

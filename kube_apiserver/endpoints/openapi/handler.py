@@ -18,7 +18,6 @@ from urllib.parse import quote
 from kube_apiserver.endpoints.openapi.documents import GZIP_MIN_SIZE, CachedDocument, OpenAPIDocuments
 from kube_apiserver.endpoints.request import Request
 
-NO_CACHE = b"no-cache, private"
 V2_PROTO_SUBTYPES = (
     "com.github.proto-openapi.spec.v2@v1.0+protobuf",
     "com.github.proto-openapi.spec.v2.v1.0+protobuf",
@@ -98,8 +97,8 @@ async def serve_content(req: Request, doc: CachedDocument, headers: list[tuple[b
 
 
 def _base_headers() -> list[tuple[bytes, bytes]]:
-    # WithCacheControl sets the default; gziphandler adds its Vary.
-    return [(b"cache-control", NO_CACHE), (b"vary", b"Accept-Encoding")]
+    # gziphandler adds its Vary (Cache-Control is the chain's default, WithCacheControl's, unless set here)
+    return [(b"vary", b"Accept-Encoding")]
 
 
 def make_handlers(docs: OpenAPIDocuments) -> dict[str, Callable[[Request], Awaitable[None]]]:
@@ -134,7 +133,7 @@ def make_handlers(docs: OpenAPIDocuments) -> dict[str, Callable[[Request], Await
             if wanted != doc.etag:
                 await _redirect(req, f"/openapi/v3/{key}?hash={doc.etag}", headers)
                 return
-            headers[0] = (b"cache-control", b"public, immutable")
+            headers.append((b"cache-control", b"public, immutable"))
             headers.append((b"expires", formatdate(time.time() + YEAR, usegmt=True).encode()))
         await serve_content(req, doc, headers)
 

@@ -34,6 +34,11 @@ class StreamWriter(Protocol):
         the chunk's data, or 0 when it cannot (the caller then uses the send). parts is consumed."""
         ...
 
+    async def write_body(self, body: bytes) -> bool:
+        """Part of a body with a Content-Length, not its end, waiting first while the client is not
+        reading; False when it cannot (the caller then uses the send)."""
+        ...
+
 
 class Request:
     __slots__ = ("scope", "receive", "send", "path", "method", "query", "headers", "_body", "warnings")
@@ -225,6 +230,28 @@ async def send_json_around(
             await send({"type": "http.response.body", "body": body + suffix})
             return
         await send({"type": "http.response.body", "body": body, "more_body": True})
+    await send({"type": "http.response.body", "body": suffix})
+
+
+async def send_json_pieces(
+    send: Any, prefix: bytes, pieces: list[bytes], suffix: bytes, writer: StreamWriter | None = None
+) -> None:
+    """A 200 JSON body prefix + the pieces + suffix, where each piece opens with a comma, dropped from the
+    first: the items of a list joined beforehand (the watch cache's joined runs). The whole size is known,
+    so it has a Content-Length; with a writer the pieces after the first go straight to the connection."""
+    if not pieces:
+        await send_bytes(send, 200, prefix + suffix)
+        return
+    size = len(prefix) + sum(map(len, pieces)) - 1 + len(suffix)
+    headers = _headers("application/json", [(b"content-length", str(size).encode())])
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": prefix + pieces[0][1:], "more_body": True})
+    for piece in pieces[1:]:
+        if writer is not None:
+            if await writer.write_body(piece):
+                continue
+            writer = None  # refused (the client is gone): the rest goes through the send
+        await send({"type": "http.response.body", "body": piece, "more_body": True})
     await send({"type": "http.response.body", "body": suffix})
 
 

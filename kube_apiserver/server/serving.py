@@ -73,15 +73,17 @@ class _CoalescingWriter:
         return getattr(self._transport, name)
 
 
-class ChunkedStreamWriter:
-    """Writes chunks of a streamed (chunked) response straight to the connection, outside the ASGI send.
+class ConnectionWriter:
+    """Writes parts of a started response body straight to the connection, outside the ASGI send.
 
     For the watch fan-out: one event goes to hundreds of watches, and an awaited ASGI send per watch (a task
-    switch, the send wrappers of the filter chain, uvicorn's checks) costs more than the TLS write itself.
-    It refuses (False) whenever the plain send must be used instead: before the response head went out
-    (through the chain, so every filter sees it), for a response with a Content-Length, after the end, once
-    the client is gone, and while the transport is paused because the client is not reading (the ASGI send
-    waits for it to drain; this writer never buffers on its own)."""
+    switch, the send wrappers of the filter chain, uvicorn's checks) costs more than the TLS write itself;
+    and for the pieces of a large list. Chunks go to a chunked response (write, write_joined), parts of a
+    body with a Content-Length to such a response (write_body, which counts them as uvicorn's send does).
+    It refuses whenever the plain send must be used instead: before the response head went out (through
+    the chain, so every filter sees it), for the other kind of response, after the end, once the client is
+    gone, and (write) while the transport is paused because the client is not reading: the ASGI send waits
+    for it to drain, as write_joined and write_body do; this writer never buffers on its own."""
 
     __slots__ = ("_cycle", "_transport")
 
@@ -118,6 +120,23 @@ class ChunkedStreamWriter:
         self._transport.write(separator.join(parts))
         return size
 
+    async def write_body(self, body: bytes) -> bool:
+        cycle = self._cycle
+        if cycle.flow.write_paused and not cycle.disconnected:
+            await cycle.flow.drain()
+        if (
+            cycle.disconnected
+            or not cycle.response_started
+            or cycle.response_complete
+            or cycle.chunked_encoding is not False
+            or cycle.scope["method"] == "HEAD"
+            or len(body) >= cycle.expected_content_length  # the end goes through the send, which ends the cycle
+        ):
+            return False
+        cycle.expected_content_length -= len(body)
+        cycle.transport.write(body)  # the cycle's own writer: a head it still holds goes out first
+        return True
+
 
 class ClientCertHttpToolsProtocol(HttpToolsProtocol):
     _tls_extension: dict[str, Any] | None = None
@@ -132,7 +151,7 @@ class ClientCertHttpToolsProtocol(HttpToolsProtocol):
             extensions = self.scope.get("extensions")
             if extensions is None:
                 extensions = self.scope["extensions"] = {}  # type: ignore[typeddict-unknown-key]
-            extensions[STREAM_WRITER] = ChunkedStreamWriter(cycle, self.transport)  # type: ignore[literal-required]
+            extensions[STREAM_WRITER] = ConnectionWriter(cycle, self.transport)  # type: ignore[literal-required]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

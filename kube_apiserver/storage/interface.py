@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
+
+if TYPE_CHECKING:
+    from kube_apiserver.storage.cacher.joined_runs import JoinedRuns
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -73,6 +76,9 @@ class ListResult:
     more: bool = False  # stopped at limit with keys left
     next_key: str = ""  # the key to continue from (inclusive) when more is True
     remaining: int = 0  # how many keys were left (only when counted)
+    # When items are consecutive objects of a watch cache, as it holds them: its joined runs for an
+    # item encoding (encoded, separator), from which a large list body is written in pieces.
+    joined_runs: Callable[[Callable[[StoredObject], bytes], bytes], JoinedRuns] | None = None
 
 
 @dataclass(slots=True)

@@ -673,9 +673,10 @@ def test_managed_fields(server, ns):
 
 
 def test_list_larger_than_one_write_piece(server, ns, core_v1):
-    """A JSON list is written chunked, in pieces of about LIST_PIECE_BYTES (64 KiB), as kube-apiserver streams
-    a list: a list of ~700 KiB crosses many, and kubectl, the Python client and a raw GET all read one whole,
-    valid document."""
+    """A large JSON list is written in pieces of about LIST_PIECE_BYTES (64 KiB): with its length when the
+    pieces are the watch cache's joined runs, chunked (as kube-apiserver streams a list) when the items are
+    picked by a selector; a list of ~700 KiB crosses many, and kubectl, the Python client and a raw GET all
+    read one whole, valid document."""
     payload = "p" * (24 << 10)
     for i in range(30):
         r = server.request(
@@ -686,8 +687,15 @@ def test_list_larger_than_one_write_piece(server, ns, core_v1):
         assert r.status_code == 201, r.text
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/json"})
     assert r.status_code == 200 and len(r.content) > 700_000
-    assert r.headers["Transfer-Encoding"] == "chunked" and "Content-Length" not in r.headers
+    assert int(r.headers["Content-Length"]) == len(r.content) and "Transfer-Encoding" not in r.headers
     listed = r.json()
+    selected = server.request(
+        "GET",
+        f"/api/v1/namespaces/{ns}/configmaps?fieldSelector=metadata.name!=x",
+        headers={"Accept": "application/json"},
+    )
+    assert selected.headers["Transfer-Encoding"] == "chunked" and "Content-Length" not in selected.headers
+    assert selected.json()["items"] == listed["items"]
     assert [i["metadata"]["name"] for i in listed["items"] if i["metadata"]["name"].startswith("big-")] == [
         f"big-{i:02}" for i in range(30)
     ]

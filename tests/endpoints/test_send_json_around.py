@@ -1,5 +1,6 @@
 """send_json_around: a JSON list written around already-encoded items: whole with a Content-Length when it fits in
-one piece of about LIST_PIECE_BYTES, else chunked, a piece at a time."""
+one piece of about LIST_PIECE_BYTES, else chunked, a piece at a time; send_json_pieces: one written from pieces
+joined beforehand, with its length."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 import orjson
 import pytest
 
-from kube_apiserver.endpoints.request import LIST_PIECE_BYTES, send_json_around
+from kube_apiserver.endpoints.request import LIST_PIECE_BYTES, send_json_around, send_json_pieces
 
 
 def _written(
@@ -142,3 +143,56 @@ def test_pieces_after_the_first_go_to_the_writer_and_the_end_through_the_send(re
         assert order.count("send") == 2 and len(out) > 3  # the first piece and the end
     else:  # once refused, the writer is not asked again
         assert writer.calls == refuse_from and len(out) == refuse_from - 1
+
+
+class _BodyWriter:
+    """A StreamWriter for a body with a Content-Length: keeps what it takes, refuses from the
+    refuse_from-th part on (the client went away)."""
+
+    def __init__(self, order: list[tuple[str, bytes]], refuse_from: int) -> None:
+        self.order = order
+        self.refuse_from = refuse_from
+        self.calls = 0
+
+    async def write_body(self, body: bytes) -> bool:
+        self.calls += 1
+        if self.calls >= self.refuse_from:
+            return False
+        self.order.append(("writer", body))
+        return True
+
+
+@pytest.mark.parametrize("refuse_from", [1, 3, 10**9])
+def test_joined_pieces_are_sent_with_their_length(refuse_from):
+    """Pieces joined beforehand (each opening with a comma) make one document whose length is sent first;
+    after the first piece they go to the writer while it takes them, the rest and the end through the send."""
+    items = [orjson.dumps({"i": i}) for i in range(1000)]
+    pieces = [b"".join(b"," + i for i in items[k : k + 90]) for k in range(0, 1000, 90)]
+    order: list[tuple[str, bytes]] = []
+    heads: list[dict] = []
+    ends: list[bool] = []
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            heads.append(message)
+        else:
+            order.append(("send", bytes(message["body"])))
+            ends.append(not message.get("more_body", False))
+
+    asyncio.run(send_json_pieces(send, b'{"items":[', pieces, b"]}", _BodyWriter(order, refuse_from)))
+    body = b"".join(b for _, b in order)
+    assert orjson.loads(body) == {"items": [orjson.loads(i) for i in items]}
+    assert dict(heads[0]["headers"])[b"content-length"] == str(len(body)).encode()
+    assert order[0][0] == "send" and order[-1] == ("send", b"]}")
+    assert ends.count(True) == 1 and ends[-1]  # only the send of the end ends the response
+    assert sum(who == "writer" for who, _ in order) == min(max(refuse_from - 1, 0), len(pieces) - 1)
+
+
+def test_no_joined_pieces_is_an_empty_list():
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(send_json_pieces(send, b'{"items":[', [], b"]}"))
+    assert sent[1]["body"] == b'{"items":[]}'

@@ -11,7 +11,13 @@ import orjson
 
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object, pom_mismatch, table_form
-from kube_apiserver.endpoints.request import Request, send_bytes, send_json_around
+from kube_apiserver.endpoints.request import (
+    LIST_PIECE_BYTES,
+    Request,
+    send_bytes,
+    send_json_around,
+    send_json_pieces,
+)
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.registry.resource_spec import ResourceSpec
@@ -205,19 +211,20 @@ async def list_resource(scope: RequestScope) -> None:
     if out.form == "json":
         # The items are already encoded: the list is written around their bytes, not re-encoded.
         head = orjson.dumps({"kind": spec.list_kind, "apiVersion": spec.group_version, "metadata": list_meta})
-        if spec.custom or not result.items:  # custom resources' items keep their kind and apiVersion
-            await send_json_around(
-                send, head[:-1] + b',"items":[', result.items, b"]}", encoded=_RAW, writer=scope.req.stream_writer()
-            )
+        head = head[:-1] + b',"items":['
+        items = result.items
+        if spec.custom or not items:  # custom resources' items keep their kind and apiVersion
+            encoded, separator = _RAW, b","
         else:  # as a typed list: items without kind and apiVersion, each opened by the separator
+            encoded, separator = _ITEM_TAIL, b",{"
+        writer = scope.req.stream_writer()
+        large = len(items) > 1 and len(items) * len(encoded(items[0])) > LIST_PIECE_BYTES
+        if large and result.joined_runs is not None:  # written from runs of items joined by earlier lists
+            pieces = result.joined_runs(encoded, separator).pieces(items)
+            await send_json_pieces(send, head, pieces, b"]}", writer)
+        else:
             await send_json_around(
-                send,
-                head[:-1] + b',"items":[{',
-                result.items,
-                b"]}",
-                separator=b",{",
-                encoded=_ITEM_TAIL,
-                writer=scope.req.stream_writer(),
+                send, head + separator[1:], items, b"]}", separator=separator, encoded=encoded, writer=writer
             )
         return
     objects = [i.obj for i in result.items]

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import orjson
 from sortedcontainers import SortedKeyList
 
+from kube_apiserver.storage.cacher.joined_runs import JoinedRuns
 from kube_apiserver.storage.errors import (
     ExpiredError,
     KeyNotFoundError,
@@ -181,6 +182,7 @@ class Cacher:
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self.failure: StorageError | None = None  # why the cache could not be filled (then every read fails)
+        self._joined: dict[tuple[Callable[[StoredObject], bytes], bytes], JoinedRuns] = {}
 
     # --- lifecycle ---
 
@@ -221,6 +223,8 @@ class Cacher:
         for item in result.items:
             self.objects[item.key] = item
         self.ordered = SortedKeyList(self.objects.values(), key=_KEY_OF)
+        for runs in self._joined.values():
+            runs.clear()
         self.history.clear()
         self.window_start = result.revision
         self._advance(result.revision)
@@ -259,6 +263,9 @@ class Cacher:
         for ev in batch.events:
             key = ev.key
             prev = self.objects.get(key)
+            if prev is not None:
+                for runs in self._joined.values():
+                    runs.forget(prev)
             if ev.type == DELETED:
                 if prev is not None:
                     del self.objects[key]
@@ -345,6 +352,7 @@ class Cacher:
                 more=stop < end,
                 next_key=ordered[stop].key if stop < end else "",
                 remaining=end - stop,
+                joined_runs=self.joined_runs,
             )
         items: list[StoredObject] = []
         for n, item in enumerate(ordered[i:end], i):
@@ -358,6 +366,13 @@ class Cacher:
                 return ListResult(items, self.revision, more=True, next_key=item.key, remaining=remaining)
             items.append(item)
         return ListResult(items, self.revision)
+
+    def joined_runs(self, encoded: Callable[[StoredObject], bytes], separator: bytes) -> JoinedRuns:
+        """The runs of this cache's objects joined as list items with this encoding (see joined_runs.py)."""
+        runs = self._joined.get((encoded, separator))
+        if runs is None:
+            runs = self._joined[(encoded, separator)] = JoinedRuns(encoded, separator)
+        return runs
 
     async def get_list(self, prefix: str, opts: ListOptions) -> ListResult:
         if opts.revision > self.revision:

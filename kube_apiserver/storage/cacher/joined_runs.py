@@ -26,6 +26,7 @@ from kube_apiserver.storage.interface import StoredObject
 
 # About the size of one piece of a list body (endpoints/request.py writes large lists in such pieces).
 PIECE_BYTES = 64 * 1024
+_SAMPLE = 256  # items whose mean size sets how far apart boundaries are
 # What all the joined runs of the process may hold: past it new runs are made for the request only.
 BUDGET_BYTES = 128 * 2**20
 
@@ -48,7 +49,7 @@ class JoinedRuns:
         self._encoded = encoded
         self._separator = separator
         self._run_of: dict[int, _Run] = {}  # id(object) -> the run that holds it, for every held object
-        self._spacing = 0  # one key in about this many is a boundary: set by the first run's item size
+        self._spacing = 0  # one key in about this many is a boundary
 
     def pieces(self, items: list[StoredObject]) -> list[bytes]:
         """separator + encoded(item) for each of items (consecutive objects of the cache, in key order),
@@ -56,8 +57,10 @@ class JoinedRuns:
         n = len(items)
         if not n:
             return []
-        if not self._spacing:
-            self._spacing = max(1, PIECE_BYTES // (len(self._encoded(items[0])) + len(self._separator)))
+        if not self._spacing:  # from the mean size of the first items (once: boundaries must not move)
+            sample = items[:_SAMPLE]
+            size = sum(map(len, map(self._encoded, sample))) // len(sample) + len(self._separator)
+            self._spacing = max(1, PIECE_BYTES // size)
         out: list[bytes] = []
         run_of = self._run_of
         p = 0

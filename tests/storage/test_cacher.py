@@ -322,3 +322,45 @@ def test_attached_sink_gets_the_queued_events_first_then_the_stop(cacher_backend
         assert got[-1] is None and len(got) == 3
 
     run(cacher_backend, body)
+
+
+def test_joined_runs_follow_the_cache_and_leave_with_it(cacher_backend, monkeypatch):
+    """A list's joined runs (joined_runs.py) are told of every change the cache follows, and a stopped
+    cache gives back what its runs held to the process-wide budget."""
+    from operator import attrgetter
+
+    from kube_apiserver.storage.cacher import joined_runs
+
+    monkeypatch.setattr(joined_runs._Budget, "held", 0)
+    raw = attrgetter("raw")
+
+    async def body(c):
+        for i in range(400):
+            await c.create(key(f"k{i:03}"), thing(f"k{i:03}", v="x" * 1000))
+        await c.wait_fresh()
+
+        def listed() -> bytes:
+            res = c.list_cached(PREFIX, ListOptions())
+            assert res.joined_runs is not None  # consecutive objects of the cache, as it holds them
+            return b"".join(res.joined_runs(raw, b",").pieces(res.items))
+
+        def expected() -> bytes:
+            return b"".join(b"," + o.raw for o in c.list_cached(PREFIX, ListOptions(predicate=lambda o: True)).items)
+
+        assert listed() == expected()
+        runs = c.joined_runs(raw, b",")
+        kept = list({id(r): r for r in runs._run_of.values()}.values())
+        assert kept and joined_runs._Budget.held == sum(len(r.data) for r in kept)
+        # an object of a kept run is updated, another one deleted: both runs go
+        updated, deleted = kept[0].items[-1], kept[-1].items[0]
+        await c.guaranteed_update(updated.key, set_labels(app="web"))
+        await c.delete(deleted.key)
+        await c.wait_fresh()
+        assert joined_runs._Budget.held == sum(len(r.data) for r in kept[1:-1])
+        assert listed() == expected()
+        # a list picked by a predicate is not made of the cache's runs
+        assert c.list_cached(PREFIX, ListOptions(predicate=selected)).joined_runs is None
+        await c.stop()
+        assert joined_runs._Budget.held == 0
+
+    run(cacher_backend, body)

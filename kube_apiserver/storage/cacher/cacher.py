@@ -256,6 +256,8 @@ class Cacher:
                 pass
         for w in list(self.watchers):
             w.stop()
+        for runs in self._joined.values():  # what they held leaves the process-wide budget
+            runs.clear()
 
     # --- following the storage ---
 

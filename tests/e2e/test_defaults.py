@@ -254,3 +254,58 @@ def test_pod_affinity_match_label_keys_become_selector_requirements(server, ns):
     }
     preferred = affinity["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
     assert preferred["labelSelector"]["matchExpressions"] == [{"key": "ver", "operator": "In", "values": ["1"]}]
+
+
+def test_v1_conversions_keep_single_and_plural_fields_together(server, ns):
+    """The v1 conversions kube applies on the way in and out: a Node's podCIDR and podCIDRs, a Pod's podIP
+    and podIPs, hostIP and hostIPs are one value seen twice (the list is the truth, the single field its
+    first entry; a single field an older client sets differently wins)."""
+    node = f"cidr-{ns[-6:]}"
+    server.kubectl(
+        "create",
+        "-f",
+        "-",
+        input=json.dumps(
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}, "spec": {"podCIDR": "10.244.1.0/24"}}
+        ),
+    )
+    try:
+        spec = json.loads(server.kubectl("get", "node", node, "-o", "json").stdout)["spec"]
+        assert spec["podCIDR"] == "10.244.1.0/24" and spec["podCIDRs"] == ["10.244.1.0/24"]
+        server.kubectl("label", "node", node, "x=y")  # an update keeps them
+        spec = json.loads(server.kubectl("get", "node", node, "-o", "json").stdout)["spec"]
+        assert spec["podCIDRs"] == ["10.244.1.0/24"]
+    finally:
+        server.kubectl("delete", "node", node)
+    server.kubectl("-n", ns, "run", "ips", "--image=nginx")
+    path = f"/api/v1/namespaces/{ns}/pods/ips/status"
+    patch = {"status": {"podIP": "10.1.1.5", "hostIP": "192.168.0.2"}}
+    r = server.request("PATCH", path, json=patch, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    status = r.json()["status"]
+    assert status["podIPs"] == [{"ip": "10.1.1.5"}] and status["hostIPs"] == [{"ip": "192.168.0.2"}]
+    patch = {"status": {"podIP": None, "podIPs": [{"ip": "10.1.1.9"}, {"ip": "fd00::9"}]}}
+    r = server.request("PATCH", path, json=patch, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    status = json.loads(server.kubectl("-n", ns, "get", "pod", "ips", "-o", "json").stdout)["status"]
+    assert status["podIP"] == "10.1.1.9" and status["podIPs"] == [{"ip": "10.1.1.9"}, {"ip": "fd00::9"}]
+
+
+def test_roles_without_rules_write_them_as_null(server, ns):
+    """A Role's rules are a Go slice without omitempty: none are written as null, as kube writes them."""
+    server.kubectl(
+        "-n",
+        ns,
+        "create",
+        "-f",
+        "-",
+        input=json.dumps({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "none"}}),
+    )
+    raw = server.kubectl("get", "--raw", f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles/none").stdout
+    assert json.loads(raw)["rules"] is None
+    name = f"agg-{ns[-6:]}"
+    server.kubectl("create", "clusterrole", name, "--aggregation-rule=never=matched")
+    try:
+        assert "rules: null" in server.kubectl("get", "clusterrole", name, "-o", "yaml").stdout
+    finally:
+        server.kubectl("delete", "clusterrole", name)

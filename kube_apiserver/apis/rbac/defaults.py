@@ -29,7 +29,14 @@ def set_object_defaults_binding(obj: dict[str, Any]) -> None:
         set_defaults_subject(subject)
 
 
+def set_object_defaults_role(obj: dict[str, Any]) -> None:
+    """Not a default: Go writes a Role's rules (a slice without omitempty) as null when there are none."""
+    obj.setdefault("rules", None)
+
+
 DEFAULTERS = {
+    ("v1", "Role"): set_object_defaults_role,
+    ("v1", "ClusterRole"): set_object_defaults_role,
     ("v1", "RoleBinding"): set_object_defaults_binding,
     ("v1", "ClusterRoleBinding"): set_object_defaults_binding,
 }

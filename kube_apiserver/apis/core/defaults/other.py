@@ -106,7 +106,22 @@ def set_defaults_limit_range_item(item: dict[str, Any]) -> None:
             item[key] = values
 
 
+def _convert_pod_cidrs(spec: dict[str, Any]) -> None:
+    """Not a default but the v1 conversion of NodeSpec kube applies on the way in and out: podCIDRs is
+    the truth, podCIDR its first entry; a podCIDR that differs from podCIDRs[0] (an older client's)
+    wins and becomes the whole list."""
+    single, many = spec.get("podCIDR"), spec.get("podCIDRs")
+    if isinstance(single, str) and single:
+        if not (isinstance(many, list) and many and many[0] == single):
+            spec["podCIDRs"] = [single]
+    elif isinstance(many, list) and many and isinstance(many[0], str):
+        spec["podCIDR"] = many[0]
+
+
 def set_object_defaults_node(obj: dict[str, Any]) -> None:
+    spec = child(obj, "spec")
+    if spec is not None:
+        _convert_pod_cidrs(spec)
     status = child(obj, "status")
     if status is None:
         return

@@ -96,11 +96,28 @@ def set_defaults_pod(pod: dict[str, Any]) -> None:
         default_host_network_ports(spec.get("initContainers"))
 
 
+def _convert_ips(status: dict[str, Any], single: str, plural: str) -> None:
+    """Not a default but the v1 conversion of PodStatus kube applies on the way in and out (podIP and
+    podIPs, hostIP and hostIPs): the list is the truth, the single field its first address; a single
+    field that differs from the list's first (an older kubelet's) wins and becomes the whole list."""
+    one, many = status.get(single), status.get(plural)
+    first = many[0].get("ip") if isinstance(many, list) and many and isinstance(many[0], dict) else None
+    if isinstance(one, str) and one:
+        if first != one:
+            status[plural] = [{"ip": one}]
+    elif isinstance(first, str):
+        status[single] = first
+
+
 def set_object_defaults_pod(pod: dict[str, Any]) -> None:
     set_defaults_pod(pod)
     spec = spec_of(pod)
     if spec is not None:
         set_defaults_pod_spec(spec)
+    status = child(pod, "status")
+    if status is not None:
+        _convert_ips(status, "podIP", "podIPs")
+        _convert_ips(status, "hostIP", "hostIPs")
 
 
 def set_object_defaults_pod_template(obj: dict[str, Any]) -> None:

@@ -3,14 +3,17 @@ from and written to the paths the CRD names (specReplicasPath, statusReplicasPat
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 
+from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, typed_decode
 from kube_apiserver.endpoints.handlers.patch import patch_function
 from kube_apiserver.endpoints.handlers.scope import RequestScope, check_name, decode_object, write_object
+from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.storage.interface import Preconditions
 
@@ -76,7 +79,18 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
         stored = await scope.store.get(scope.namespace, scope.info.name)
         await write_object(scope, 200, to_scale(stored.obj))
 
+    fm = fieldmanager.field_manager_for(*fieldmanager.SCALE_FIELD_MANAGER)
+    path = fieldmanager.replicas_path(spec_path)
+
+    def managed(scope: RequestScope, obj: dict[str, Any], change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+        """change on the current Scale, the resource's managedFields carried through the Scale's field
+        manager (ScaleHandler with the CRD's specReplicasPath), then the Scale's replicas set."""
+        return apply_scale(
+            scope, obj, fieldmanager.through_scale(obj, scope.spec.group_version, to_scale(obj), change, path)
+        )
+
     async def update_scale(scope: RequestScope) -> None:
+        manager = apply_handler.field_manager_name(scope, "UpdateOptions")
         scale_obj = await decode_object(scope, "Scale", "autoscaling/v1")
         check_name(scope, scale_obj)
         uid = (scale_obj.get("metadata") or {}).get("uid")
@@ -84,20 +98,34 @@ def scale_handlers(scale: dict[str, Any]) -> dict[tuple[str, str], Handler]:
         def update(obj: dict[str, Any]) -> dict[str, Any]:
             if uid:  # a precondition on the custom resource, as for the built-in scales
                 Preconditions(uid=str(uid)).check(scope.store.key(scope.namespace, scope.info.name), obj)
-            return apply_scale(scope, obj, scale_obj)
+            return managed(scope, obj, lambda current: fm.update(current, copy.deepcopy(scale_obj), manager))
 
         stored = await scope.store.patch(scope.namespace, scope.info.name, update, dry_run=scope.dry_run)
         await write_object(scope, 200, to_scale(stored.obj))
 
     async def patch_scale(scope: RequestScope) -> None:
+        if apply_handler.is_apply(scope):
+            manager, force, patch_obj = await apply_handler.apply_options(scope)
+
+            def server_side_apply(obj: dict[str, Any]) -> dict[str, Any]:
+                return managed(
+                    scope, obj, lambda current: fm.apply(current, apply_handler.fresh_copy(patch_obj), manager, force)
+                )
+
+            stored = await scope.store.patch(scope.namespace, scope.info.name, server_side_apply, dry_run=scope.dry_run)
+            await write_object(scope, 200, to_scale(stored.obj))
+            return
+        manager = apply_handler.field_manager_name(scope, "PatchOptions")
         patch = await patch_function(scope)
 
-        def apply(obj: dict[str, Any]) -> dict[str, Any]:
-            current = to_scale(obj)
-            patched = patch(orjson.loads(orjson.dumps(current)))
+        def patched(current: dict[str, Any]) -> dict[str, Any]:
+            out = patch(orjson.loads(orjson.dumps(current)))
             # the patched Scale is read as an autoscaling/v1 Scale: a spec that is not an object is a 400
-            typed_decode(scope.req, patched, "autoscaling", "v1", "Scale", directive=IGNORE, patched=True)
-            return apply_scale(scope, obj, patched)
+            typed_decode(scope.req, out, "autoscaling", "v1", "Scale", directive=IGNORE, patched=True)
+            return fm.update(current, out, manager)
+
+        def apply(obj: dict[str, Any]) -> dict[str, Any]:
+            return managed(scope, obj, patched)
 
         stored = await scope.store.patch(scope.namespace, scope.info.name, apply, dry_run=scope.dry_run)
         await write_object(scope, 200, to_scale(stored.obj))

@@ -232,6 +232,36 @@ def test_scale_subresource(server, widgets, ns, tmp_path):
     )
 
 
+def test_scale_subresource_records_its_managers(server, widgets, ns, tmp_path):
+    """Writes through a custom resource's /scale own its replicas in managedFields as the built-in scales do
+    (an entry with subresource "scale"), so a later server-side apply of replicas conflicts with the
+    scaler; /scale takes server-side apply itself."""
+    path = f"/apis/{widgets}/v1/namespaces/{ns}/widgets/own"
+    obj = {"apiVersion": f"{widgets}/v1", "kind": "Widget", "metadata": {"name": "own"}, "spec": {"replicas": 1}}
+    _kubectl(server, tmp_path, "-n", ns, "create", "-f", "-", input=json.dumps(obj))
+    _kubectl(server, tmp_path, "-n", ns, "scale", "widget", "own", "--replicas=3")
+    entries = {e["manager"]: e for e in server.request("GET", path).json()["metadata"]["managedFields"]}
+    assert entries["kubectl"]["subresource"] == "scale" and entries["kubectl"]["operation"] == "Update"
+    assert entries["kubectl"]["fieldsV1"] == {"f:spec": {"f:replicas": {}}}
+    assert "f:replicas" not in entries["kubectl-create"]["fieldsV1"].get("f:spec", {})
+    applied = dict(obj, spec={"replicas": 6})
+    r = _kubectl(
+        server, tmp_path, "-n", ns, "apply", "--server-side", "-f", "-", input=json.dumps(applied), check=False
+    )
+    assert r.returncode != 0
+    assert 'conflict with "kubectl" with subresource "scale"' in r.stderr and ".spec.replicas" in r.stderr
+    r = server.request(
+        "PATCH",
+        f"{path}/scale?fieldManager=autoscaler&force=true",
+        data="apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: own}\nspec: {replicas: 7}\n",
+        headers={"Content-Type": "application/apply-patch+yaml"},
+    )
+    assert r.status_code == 200 and r.json()["spec"] == {"replicas": 7}, r.text
+    entries = {e["manager"]: e for e in server.request("GET", path).json()["metadata"]["managedFields"]}
+    assert entries["autoscaler"]["operation"] == "Apply" and entries["autoscaler"]["subresource"] == "scale"
+    assert "kubectl" not in entries  # the forced apply took replicas from the scaler
+
+
 def test_discovery(server, widgets):
     r = server.request("GET", f"/apis/{widgets}/v1")
     res = {x["name"]: x for x in r.json()["resources"]}

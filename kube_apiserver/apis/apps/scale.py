@@ -65,24 +65,9 @@ async def get_scale(scope: RequestScope) -> None:
 def _managed_scale(
     scope: RequestScope, obj: dict[str, Any], new_scale: Callable[[dict[str, Any]], dict[str, Any]]
 ) -> dict[str, Any]:
-    """The new Scale made from the current one, with the parent's managedFields carried through the
-    Scale's field manager (ScaleHandler): the scale subresource's writes own spec.replicas."""
-    meta = obj.setdefault("metadata", {})
-    handler = fieldmanager.ScaleHandler(meta.get("managedFields"), scope.spec.group_version)
-    current = to_scale(obj)
-    entries = handler.to_subresource()
-    if entries:
-        current["metadata"]["managedFields"] = entries
-    scale = new_scale(current)
-    parent_entries = handler.to_parent((scale.get("metadata") or {}).get("managedFields"))
-    if parent_entries:
-        meta["managedFields"] = parent_entries
-    else:
-        meta.pop("managedFields", None)
-    return scale
-
-
-_SCALE_FIELD_MANAGER = ("autoscaling/v1", "Scale", "scale")
+    """The new Scale made from the current one, the parent's managedFields carried through the Scale's
+    field manager (ScaleHandler): the scale subresource's writes own spec.replicas."""
+    return fieldmanager.through_scale(obj, scope.spec.group_version, to_scale(obj), new_scale)
 
 
 async def update_scale(scope: RequestScope) -> None:
@@ -90,7 +75,7 @@ async def update_scale(scope: RequestScope) -> None:
     scale = await decode_object(scope, "Scale", "autoscaling/v1")
     check_name(scope, scale)
     uid = (scale.get("metadata") or {}).get("uid")
-    fm = fieldmanager.field_manager_for(*_SCALE_FIELD_MANAGER)
+    fm = fieldmanager.field_manager_for(*fieldmanager.SCALE_FIELD_MANAGER)
 
     def update(obj: dict[str, Any]) -> dict[str, Any]:
         if uid:  # the Scale's uid is a precondition on its parent (scaleUpdatedObjectInfo.Preconditions)
@@ -103,7 +88,7 @@ async def update_scale(scope: RequestScope) -> None:
 
 
 async def patch_scale(scope: RequestScope) -> None:
-    fm = fieldmanager.field_manager_for(*_SCALE_FIELD_MANAGER)
+    fm = fieldmanager.field_manager_for(*fieldmanager.SCALE_FIELD_MANAGER)
     if apply_handler.is_apply(scope):
         manager, force, patch_obj = await apply_handler.apply_options(scope)
 

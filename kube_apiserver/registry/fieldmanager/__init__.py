@@ -22,14 +22,22 @@ from kube_apiserver.registry.fieldmanager.manager import (
     FieldManager,
     conflict_error,
 )
-from kube_apiserver.registry.fieldmanager.scale import ScaleHandler
+from kube_apiserver.registry.fieldmanager.scale import (
+    SCALE_FIELD_MANAGER,
+    ScaleHandler,
+    replicas_path,
+    through_scale,
+)
 from kube_apiserver.registry.versioned import scheme_converter
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.errors import StatusCause
 
 __all__ = [
     "FieldManager",
+    "SCALE_FIELD_MANAGER",
     "ScaleHandler",
+    "replicas_path",
+    "through_scale",
     "WriteHook",
     "conflict_error",
     "current",

@@ -9,6 +9,7 @@ back entry keeps the parent's time for that manager, which a new manager does no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kube_apiserver.registry.fieldmanager import fieldpath as fp
@@ -22,6 +23,8 @@ from kube_apiserver.registry.fieldmanager.managedfields import (
 
 SCALE_API_VERSION = "autoscaling/v1"
 _REPLICAS_IN_SCALE: fp.Path = ("f:spec", "f:replicas")
+# the Scale's own field manager (its type and subresource), shared by every scale subresource
+SCALE_FIELD_MANAGER = (SCALE_API_VERSION, "Scale", "scale")
 
 
 class ScaleHandler:
@@ -79,3 +82,32 @@ class ScaleHandler:
             )
             out.times[manager] = parent.times.get(manager)
         return encode_managed_fields(out)
+
+
+def replicas_path(spec_replicas_path: str) -> fp.Path:
+    """A custom resource's specReplicasPath (".spec.replicas") as a field path."""
+    return tuple(f"f:{part}" for part in spec_replicas_path.lstrip(".").split("."))
+
+
+def through_scale(
+    parent: dict[str, Any],
+    parent_api_version: str,
+    scale: dict[str, Any],
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    path: fp.Path = _REPLICAS_IN_SCALE,
+) -> dict[str, Any]:
+    """change(scale), the Scale made from parent, with the parent's managedFields carried through the
+    Scale's field manager: the parent's owners of the replicas at path are shown as the Scale's owners of
+    spec.replicas, and the entries change leaves on the Scale go back to the parent's metadata."""
+    meta = parent.setdefault("metadata", {})
+    handler = ScaleHandler(meta.get("managedFields"), parent_api_version, path)
+    entries = handler.to_subresource()
+    if entries:
+        scale.setdefault("metadata", {})["managedFields"] = entries
+    new = change(scale)
+    parent_entries = handler.to_parent((new.get("metadata") or {}).get("managedFields"))
+    if parent_entries:
+        meta["managedFields"] = parent_entries
+    else:
+        meta.pop("managedFields", None)
+    return new

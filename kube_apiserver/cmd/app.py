@@ -185,6 +185,11 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
             namespace_deletion_grace_period=opts.namespace_deletion_grace_period,
             livez_grace_period=opts.livez_grace_period,
             namespace_lifecycle=opts.admission.enabled("NamespaceLifecycle"),
+            admission_plugins=opts.admission.run(),
+            toleration_seconds=(
+                opts.admission.default_not_ready_toleration_seconds,
+                opts.admission.default_unreachable_toleration_seconds,
+            ),
             event_ttl=opts.event_ttl,
         )
     )

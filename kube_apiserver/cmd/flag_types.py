@@ -63,6 +63,16 @@ def positive_flag(value: str) -> int:
     return int(value)
 
 
+def int64_flag(value: str) -> int:
+    """An int64 flag, in strconv.ParseInt's words when it is not one."""
+    if not (value.isascii() and value.lstrip("+-").isdigit()):
+        raise argparse.ArgumentTypeError(f'strconv.ParseInt: parsing "{value}": invalid syntax')
+    n = int(value)
+    if not -(2**63) <= n < 2**63:
+        raise argparse.ArgumentTypeError(f'strconv.ParseInt: parsing "{value}": value out of range')
+    return n
+
+
 def map_string_bool_flag(value: str) -> dict[str, bool]:
     """A mapStringBool flag (--feature-gates): comma-separated key=bool pairs."""
     out: dict[str, bool] = {}

@@ -2,12 +2,15 @@
 
 Every plugin name kube-apiserver 1.33 registers is accepted, so command lines written for it (envtest
 passes --disable-admission-plugins=ServiceAccount) work here. Of them this server runs NamespaceLifecycle,
-which --disable-admission-plugins turns off; enabling one it does not run is said in a warning at start."""
+TaintNodesByCondition, Priority and DefaultTolerationSeconds (all on by default in kube-apiserver), which
+--disable-admission-plugins turns off; enabling one it does not run is said in a warning at start."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+
+from kube_apiserver.cmd.flag_types import int64_flag
 
 # AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go) of 1.33.
 REGISTERED_PLUGINS = (
@@ -49,7 +52,7 @@ REGISTERED_PLUGINS = (
     "AlwaysDeny",
 )
 # The plugins this server runs.
-IMPLEMENTED = frozenset({"NamespaceLifecycle"})
+IMPLEMENTED = frozenset({"NamespaceLifecycle", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"})
 
 
 def _names(value: str) -> list[str]:
@@ -60,10 +63,17 @@ def _names(value: str) -> list[str]:
 class AdmissionOptions:
     enable_plugins: list[str]
     disable_plugins: list[str]
+    default_not_ready_toleration_seconds: int = 300
+    default_unreachable_toleration_seconds: int = 300
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> AdmissionOptions:
-        return cls(ns.enable_admission_plugins, ns.disable_admission_plugins)
+        return cls(
+            ns.enable_admission_plugins,
+            ns.disable_admission_plugins,
+            ns.default_not_ready_toleration_seconds,
+            ns.default_unreachable_toleration_seconds,
+        )
 
     def validate(self) -> list[str]:
         """AdmissionOptions.Validate, in its words."""
@@ -85,6 +95,10 @@ class AdmissionOptions:
     def enabled(self, name: str) -> bool:
         return name not in self.disable_plugins
 
+    def run(self) -> frozenset[str]:
+        """The plugins this server runs: its own, less the disabled ones."""
+        return frozenset(n for n in IMPLEMENTED if self.enabled(n))
+
     def not_run(self) -> list[str]:
         """Plugins asked for that this server does not run (for the warning at start)."""
         return [n for n in self.enable_plugins if n not in IMPLEMENTED]
@@ -96,7 +110,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         type=_names,
         default=[],
         help="admission plugins that should be enabled in addition to default enabled ones (comma separated). "
-        "Of kube-apiserver's plugins this server runs NamespaceLifecycle; the others are accepted and reported.",
+        "Of kube-apiserver's plugins this server runs NamespaceLifecycle, TaintNodesByCondition, Priority and "
+        "DefaultTolerationSeconds; the others are accepted and reported.",
     )
     p.add_argument(
         "--disable-admission-plugins",
@@ -104,4 +119,18 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         default=[],
         help="admission plugins that should be disabled although they are in the default enabled plugins list "
         "(comma separated).",
+    )
+    p.add_argument(
+        "--default-not-ready-toleration-seconds",
+        type=int64_flag,
+        default=300,
+        help="Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default "
+        "to every pod that does not already have such a toleration.",
+    )
+    p.add_argument(
+        "--default-unreachable-toleration-seconds",
+        type=int64_flag,
+        default=300,
+        help="Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by "
+        "default to every pod that does not already have such a toleration.",
     )

@@ -13,7 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.admission.plugins import taint_nodes_by_condition
+from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
+from kube_apiserver.admission.plugins.priority import Priority
 from kube_apiserver.apiextensions.crd_handler import CRDHandler
 from kube_apiserver.apiextensions.crd_strategy import CRDStrategy
 from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
@@ -147,6 +150,9 @@ class ControlPlaneConfig:
     namespace_deletion_grace_period: float = DELETION_GRACE_PERIOD
     livez_grace_period: float = 0.0  # --livez-grace-period
     namespace_lifecycle: bool = True  # the NamespaceLifecycle admission plugin (--disable-admission-plugins)
+    # The other admission plugins run (--disable-admission-plugins), and DefaultTolerationSeconds' seconds
+    admission_plugins: frozenset[str] = frozenset({"TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"})
+    toleration_seconds: tuple[int, int] = (300, 300)  # --default-not-ready/unreachable-toleration-seconds
     event_ttl: float = 3600.0  # --event-ttl
 
 
@@ -225,6 +231,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
             for agv in agvs:
                 for res in agv.resources.values():
                     _install_admission(res, lifecycle)
+    _install_admission_plugins(chain.stores, config)
     for group, agvs in group_versions.items():
         target = aggregator if group in AGGREGATOR_GROUPS else apiextensions if group in APIEXTENSIONS_GROUPS else kube
         target.install_api_group(_preferred_first(agvs))
@@ -364,6 +371,21 @@ def _preferred_first(agvs: list[APIGroupVersion]) -> list[APIGroupVersion]:
         return (stability, -int(m.group(1)))
 
     return sorted(agvs, key=lambda a: rank(a.version))
+
+
+def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config: ControlPlaneConfig) -> None:
+    """The admission plugins of single kinds, on the stores of their resources."""
+    plugins = config.admission_plugins
+    if "TaintNodesByCondition" in plugins:
+        stores[("", "v1", "nodes")].admission.append(taint_nodes_by_condition.admit)
+    if "Priority" in plugins:
+        classes = stores[("scheduling.k8s.io", "v1", "priorityclasses")]
+        priority = Priority(classes.storage)  # type: ignore[arg-type]
+        stores[("", "v1", "pods")].admit_create.append(priority.await_class)
+        stores[("", "v1", "pods")].admission.append(priority.admit_pod)
+        classes.admission.append(priority.validate_class)
+    if "DefaultTolerationSeconds" in plugins:
+        stores[("", "v1", "pods")].admission.append(DefaultTolerationSeconds(*config.toleration_seconds).admit)
 
 
 def _install_admission(res: APIResource, lifecycle: NamespaceLifecycle) -> None:

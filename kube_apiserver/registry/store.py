@@ -98,6 +98,12 @@ class Store:
         # Admission of an object about to be created, its namespace set: by a POST, a server-side apply or a
         # PUT that creates (upstream runs create admission on all three, the last two from inside the update).
         self.admit_create: list[Callable[[dict[str, Any]], Awaitable[None]]] = []
+        # The mutating and validating admission plugins of the object itself (not its subresources), called
+        # with the object and the live one (None on create) once it is defaulted and its managedFields
+        # recorded (kube's handlers run admission after decoding and the field manager, so what a plugin
+        # sets is owned by no manager), before the strategy prepares and validates it. They may change
+        # the object or raise a StatusError.
+        self.admission: list[Callable[[dict[str, Any], dict[str, Any] | None], None]] = []
 
     # --- keys ---
 
@@ -201,6 +207,7 @@ class Store:
         managed = fieldmanager_hook.current(self)
         if managed is not None:  # managedFields of the decoded, defaulted object, as upstream
             managed.update(None, obj)
+        self._admit(obj, None)
         meta["uid"] = metautil.new_uid()
         meta["creationTimestamp"] = metautil.now_rfc3339()
         generated = not meta.get("name") and bool(meta.get("generateName"))
@@ -235,6 +242,10 @@ class Store:
             return created
         raise AssertionError("unreachable")
 
+    def _admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        for admit in self.admission:
+            admit(obj, old)
+
     # --- update ---
 
     async def update(
@@ -268,6 +279,8 @@ class Store:
             self.strategy.default(new)
             if managed is not None:  # against the live object, on every attempt
                 new = managed.update(old, new)
+            if not subresource:
+                self._admit(new, old)
             if old is None:
                 created = True
                 new_meta = metautil.metadata(new)
@@ -334,10 +347,13 @@ class Store:
             if new.get("apiVersion") != old.get("apiVersion") or new.get("kind") != old.get("kind"):
                 raise errors.new_bad_request("the apiVersion and kind of the object cannot be changed by a patch")
             self.strategy.default(new)
-            if managed is None:
-                return self._prepare_update(new, old, subresource)
-            new = self._prepare_update(managed.update(old, new), old, subresource)
-            managed.finish(new, old)
+            if managed is not None:
+                new = managed.update(old, new)
+            if not subresource:
+                self._admit(new, old)
+            new = self._prepare_update(new, old, subresource)
+            if managed is not None:
+                managed.finish(new, old)
             return new
 
         try:

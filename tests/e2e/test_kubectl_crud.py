@@ -851,7 +851,12 @@ def test_empty_values_go_never_writes_are_not_stored(server, ns, core_v1):
     created = json.loads(server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=json.dumps(manifest)).stdout)
     for obj in (created, json.loads(server.kubectl("-n", ns, "get", "pod", "empties", "-o", "json").stdout)):
         assert "labels" not in obj["metadata"] and "annotations" not in obj["metadata"]
-        assert "nodeSelector" not in obj["spec"] and "tolerations" not in obj["spec"]
+        assert "nodeSelector" not in obj["spec"]
+        # (the empty tolerations are gone: those there are DefaultTolerationSeconds admission's)
+        assert [t["key"] for t in obj["spec"]["tolerations"]] == [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ]
         container = obj["spec"]["containers"][0]
         assert "env" not in container and container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
     pod = core_v1.read_namespaced_pod("empties", ns)

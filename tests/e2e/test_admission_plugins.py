@@ -1,0 +1,124 @@
+"""The admission plugins of single kinds that kube-apiserver runs by default (DefaultTolerationSeconds,
+Priority, TaintNodesByCondition), seen the way kubectl users see them, and turned off by
+--disable-admission-plugins as in kube-apiserver."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+NOT_READY = {
+    "key": "node.kubernetes.io/not-ready",
+    "operator": "Exists",
+    "effect": "NoExecute",
+    "tolerationSeconds": 300,
+}
+UNREACHABLE = {
+    "key": "node.kubernetes.io/unreachable",
+    "operator": "Exists",
+    "effect": "NoExecute",
+    "tolerationSeconds": 300,
+}
+
+
+def _pod(server, ns: str, name: str) -> dict:
+    return json.loads(server.kubectl("-n", ns, "get", "pod", name, "-o", "json").stdout)
+
+
+def test_pods_get_default_tolerations_and_priority(server, ns):
+    server.kubectl("-n", ns, "run", "plain", "--image=nginx")
+    spec = _pod(server, ns, "plain")["spec"]
+    assert spec["tolerations"] == [NOT_READY, UNREACHABLE]
+    assert spec["priority"] == 0 and spec["preemptionPolicy"] == "PreemptLowerPriority"
+    assert "priorityClassName" not in spec
+    # set by admission, owned by no manager
+    raw = server.kubectl("-n", ns, "get", "pod", "plain", "-o", "json", "--show-managed-fields").stdout
+    assert '"f:tolerations"' not in raw and '"f:priority"' not in raw
+    # a pod that tolerates them already (an empty key matches any) gets only what it lacks
+    overrides = {"spec": {"tolerations": [{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}]}}
+    server.kubectl("-n", ns, "run", "tolerant", "--image=nginx", f"--overrides={json.dumps(overrides)}")
+    assert _pod(server, ns, "tolerant")["spec"]["tolerations"] == [
+        {"key": "node.kubernetes.io/unreachable", "operator": "Exists"},
+        NOT_READY,
+    ]
+    overrides = {"spec": {"tolerations": [{"operator": "Exists"}]}}
+    server.kubectl("-n", ns, "run", "all", "--image=nginx", f"--overrides={json.dumps(overrides)}")
+    assert _pod(server, ns, "all")["spec"]["tolerations"] == [{"operator": "Exists"}]
+    # an update that leaves priority out keeps it (create set it; validation would refuse a change)
+    pod = _pod(server, ns, "plain")
+    del pod["spec"]["priority"], pod["spec"]["preemptionPolicy"]
+    pod["metadata"]["labels"] = {"x": "y"}
+    server.kubectl("replace", "-f", "-", input=json.dumps(pod))
+    spec = _pod(server, ns, "plain")["spec"]
+    assert spec["priority"] == 0 and spec["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+def test_priority_classes_set_and_refuse(server, ns):
+    suffix = uuid.uuid4().hex[:6]
+    high, default, other = f"high-{suffix}", f"default-{suffix}", f"other-{suffix}"
+    r = server.kubectl(
+        "-n",
+        ns,
+        "run",
+        "lost",
+        "--image=nginx",
+        '--overrides={"spec":{"priorityClassName":"no-such-class"}}',
+        check=False,
+    )
+    assert r.returncode != 0
+    assert 'pods "lost" is forbidden: no PriorityClass with name no-such-class was found' in r.stderr
+    server.kubectl("create", "priorityclass", high, "--value=1000", "--preemption-policy=Never")
+    try:
+        overrides = json.dumps({"spec": {"priorityClassName": high}})
+        server.kubectl("-n", ns, "run", "high", "--image=nginx", f"--overrides={overrides}")
+        spec = _pod(server, ns, "high")["spec"]
+        assert spec["priority"] == 1000 and spec["preemptionPolicy"] == "Never"
+        overrides = json.dumps({"spec": {"priorityClassName": high, "priority": 5}})
+        r = server.kubectl("-n", ns, "run", "wrong", "--image=nginx", f"--overrides={overrides}", check=False)
+        assert (
+            "the integer value of priority (5) must not be provided in pod spec; priority admission controller "
+            "computed 1000 from the given PriorityClass name"
+        ) in r.stderr
+        # one global default, which pods without a class get
+        server.kubectl("create", "priorityclass", default, "--value=7", "--global-default")
+        r = server.kubectl("create", "priorityclass", other, "--value=8", "--global-default", check=False)
+        assert (
+            f'priorityclasses.scheduling.k8s.io "{other}" is forbidden: PriorityClass {default} is already '
+            "marked as default. Only one default can exist"
+        ) in r.stderr
+        server.kubectl("-n", ns, "run", "defaulted", "--image=nginx")
+        spec = _pod(server, ns, "defaulted")["spec"]
+        assert (spec["priorityClassName"], spec["priority"], spec["preemptionPolicy"]) == (
+            default,
+            7,
+            "PreemptLowerPriority",
+        )
+    finally:
+        server.kubectl("delete", "priorityclass", high, default, "--ignore-not-found")
+
+
+def test_new_nodes_are_tainted_not_ready(server):
+    name = f"node-{uuid.uuid4().hex[:6]}"
+    server.kubectl(
+        "create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
+    )
+    try:
+        node = json.loads(server.kubectl("get", "node", name, "-o", "json").stdout)
+        assert node["spec"]["taints"] == [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]
+        server.kubectl("taint", "node", name, "node.kubernetes.io/not-ready:NoSchedule-")  # removable after
+        node = json.loads(server.kubectl("get", "node", name, "-o", "json").stdout)
+        assert "taints" not in node["spec"]
+    finally:
+        server.kubectl("delete", "node", name)
+
+
+def test_plugins_can_be_disabled_and_seconds_set(server_factory):
+    srv = server_factory(
+        "--disable-admission-plugins=Priority,TaintNodesByCondition", "--default-not-ready-toleration-seconds=60"
+    )
+    srv.kubectl("run", "p", "--image=nginx")
+    spec = json.loads(srv.kubectl("get", "pod", "p", "-o", "json").stdout)["spec"]
+    assert "priority" not in spec
+    assert spec["tolerations"] == [dict(NOT_READY, tolerationSeconds=60), UNREACHABLE]
+    srv.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}))
+    assert "taints" not in json.loads(srv.kubectl("get", "node", "n", "-o", "json").stdout)["spec"]

@@ -614,8 +614,20 @@ def test_scale_deployment(server, ns):
     res = server.kubectl("-n", ns, "scale", "deployment", "dep1", "--current-replicas=1", "--replicas=5", check=False)
     assert res.returncode == 1
     assert "Expected replicas to be 1, was 3" in res.stderr, res.stderr
-    # A PUT of the Scale names the deployment (checkName), and its uid, when given, must be the deployment's.
+    # A patch that leaves no Scale behind is the client's error, in the Scale's decoding words.
     path = f"/apis/apps/v1/namespaces/{ns}/deployments/dep1/scale"
+    merge = {"Content-Type": "application/merge-patch+json"}
+    for patch, go_field in (
+        ({"metadata": "x"}, "string into Go struct field Scale.metadata of type v1.ObjectMeta"),
+        ({"spec": 5}, "number into Go struct field Scale.spec of type v1.ScaleSpec"),
+        ({"spec": {"replicas": "x"}}, "string into Go struct field ScaleSpec.spec.replicas of type int32"),
+    ):
+        r = server.request("PATCH", path, json=patch, headers=merge)
+        assert (r.status_code, r.json()["message"]) == (
+            400,
+            f'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal {go_field}',
+        )
+    # A PUT of the Scale names the deployment (checkName), and its uid, when given, must be the deployment's.
     body = {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": {"name": "zzz"}, "spec": {"replicas": 2}}
     r = server.request("PUT", path, json=body)
     assert (r.status_code, r.json()["message"]) == (

@@ -204,9 +204,16 @@ def _validate_number(value: float, schema: dict[str, Any], path: str, causes: li
             causes.append(field_invalid(path, shown, detail))
     factor = schema.get("multipleOf")
     if isinstance(factor, int | float) and factor > 0:
-        ratio = value / factor
-        if abs(ratio - round(ratio)) > 1e-9:
+        try:
+            ratio = value / factor
+        except OverflowError:  # an integer beyond float64
+            ratio = math.inf
+        # a ratio beyond float64 (or beyond its integers) is no multiple (swag.IsFloat64AJSONInteger)
+        if not math.isfinite(ratio) or abs(ratio) > _MAX_JSON_INTEGER or abs(ratio - round(ratio)) > 1e-9:
             causes.append(field_invalid(path, shown, f"{path} in body should be a multiple of {go_number(factor)}"))
+
+
+_MAX_JSON_INTEGER = 2**53  # past it a float64 has no fractions to tell
 
 
 def _validate_array(value: list[Any], schema: dict[str, Any], path: str, causes: list[StatusCause]) -> None:

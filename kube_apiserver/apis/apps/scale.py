@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints.handlers import apply as apply_handler
+from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, typed_decode
 from kube_apiserver.endpoints.handlers.patch import patch_function
 from kube_apiserver.endpoints.handlers.scope import RequestScope, check_name, decode_object, write_object
 from kube_apiserver.registry import fieldmanager
@@ -106,6 +107,8 @@ async def patch_scale(scope: RequestScope) -> None:
 
     def patched(current: dict[str, Any]) -> dict[str, Any]:
         out = patch(orjson.loads(orjson.dumps(current)))
+        # the patched Scale is read as an autoscaling/v1 Scale: a spec that is not an object is a 400
+        typed_decode(scope.req, out, "autoscaling", "v1", "Scale", directive=IGNORE, patched=True)
         out.setdefault("metadata", {})["resourceVersion"] = (out.get("metadata") or {}).get(
             "resourceVersion", current["metadata"].get("resourceVersion")
         )

@@ -25,6 +25,7 @@ from kube_apiserver.runtime.strategicpatch import (
 from kube_apiserver.runtime.strategicpatch.goformat import go_float, go_s, go_type_name, go_v
 from kube_apiserver.runtime.strategicpatch.gojson import GoJSONError, loads, syntax_error
 from kube_apiserver.runtime.strategicpatch.jsonpatch import (
+    MAX_COPY_BYTES,
     JSONPatchError,
     MergePatchError,
     PatchDecodeError,
@@ -701,3 +702,14 @@ def test_go_json_accepts_what_go_accepts() -> None:
     for body in (b"{}", b" [ 1 , -0.5e+3 ] ", b'"\\u00e9"', b"null"):
         assert syntax_error(body) is None
     assert loads(b'{"a": "\xff"}') == {"a": "\ufffd"}  # Go decodes invalid UTF-8 as U+FFFD
+
+
+def test_json_patch_copies_are_limited_to_the_request_body_size():
+    """Each copy may double a document: what copies add in one patch is capped at 3 MiB (kube's
+    JSONPatchMaxCopyBytes), so 30 copies of a growing object fail at once instead of taking the server."""
+    ops = [{"op": "copy", "from": "/metadata", "path": f"/metadata/x{i}"} for i in range(30)]
+    with pytest.raises(JSONPatchError, match=f"exceeding the limit {MAX_COPY_BYTES}"):
+        apply_json_patch({"metadata": {"name": "x" * 100}}, ops)
+    # copies that stay under the limit apply
+    doc = apply_json_patch({"a": {"b": 1}}, [{"op": "copy", "from": "/a", "path": "/c"}])
+    assert doc == {"a": {"b": 1}, "c": {"b": 1}}

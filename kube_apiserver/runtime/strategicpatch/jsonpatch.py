@@ -20,6 +20,8 @@ import json as stdjson
 import re
 from typing import Any
 
+import orjson
+
 from kube_apiserver.runtime.strategicpatch import gojson
 
 _CONTAINERS = (dict, list)  # a tuple: `X | Y` in isinstance builds a union object on every call
@@ -132,8 +134,23 @@ def _equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+# How much "copy" operations may add to a document in one patch (kube-apiserver's JSONPatchMaxCopyBytes,
+# the request body limit, given to json-patch as AccumulatedCopySizeLimit): each copy may double the
+# document, and a few dozen would take the server's memory and time for everyone.
+MAX_COPY_BYTES = 3 * 1024 * 1024
+
+
+def _json_size(value: Any) -> int:
+    """The size of value's JSON text, as json-patch measures a copy (Go's json.Marshal)."""
+    try:
+        return len(orjson.dumps(value))
+    except TypeError:  # an integer beyond 64 bits, which orjson does not write
+        return len(stdjson.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 def apply_json_patch(doc: Any, ops: list[Any]) -> Any:
     """Apply decoded operations to doc (changed in place) and return the document."""
+    copied = 0
     for op in ops:
         if not isinstance(op, dict):
             op = {}
@@ -176,6 +193,12 @@ def apply_json_patch(doc: Any, ops: list[Any]) -> Any:
             con, key = _find(doc, path)
             if con is None:
                 raise JSONPatchError(f"copy operation does not apply: doc is missing destination path: {path}")
+            copied += _json_size(value)
+            if copied > MAX_COPY_BYTES:
+                raise JSONPatchError(
+                    f"Unable to complete the copy, the accumulated size increase of copy is {copied}, "
+                    f"exceeding the limit {MAX_COPY_BYTES}"
+                )
             _add(con, key, copy.deepcopy(value))
         elif kind == "test":
             _test(doc, op)

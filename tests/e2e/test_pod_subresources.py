@@ -248,6 +248,11 @@ class TestEviction:
         assert get_pod(server, ns, "w0").status_code == 200
         assert pdb_status(server, ns, "web")["status"]["disruptionsAllowed"] == 1
 
+        # dry-run in the query and in the body must agree (propagateDryRun); a null entry is Go's ""
+        r = evict(server, ns, "w0", {"dryRun": [None]}, query="?dryRun=All")
+        assert r.status_code == 500
+        assert r.json()["message"] == "Non-matching dry-run options in request and content: [All] and []"
+
         r = evict(server, ns, "w0", {"gracePeriodSeconds": 0})
         assert r.status_code == 201 and r.json() == SUCCESS_201, r.text
         assert get_pod(server, ns, "w0").status_code == 404

@@ -184,11 +184,12 @@ class EvictionREST:
         query_dry = scope.req.params("dryRun")
         validate_dry_run(query_dry, "CreateOptions")  # the create handler's ValidateCreateOptions
         opts = body if isinstance(body, dict) else {}
+        # (a null entry decodes as Go's "" and prints as nothing)
         body_dry = opts.get("dryRun") if isinstance(opts.get("dryRun"), list) else []
         if query_dry and body_dry and list(query_dry) != list(body_dry):
             raise unknown_error(
                 "Non-matching dry-run options in request and content: "
-                f"[{' '.join(query_dry)}] and [{' '.join(str(v) for v in body_dry)}]"
+                f"[{' '.join(query_dry)}] and [{' '.join('' if v is None else str(v) for v in body_dry)}]"
             )
         dry = body_dry or query_dry
         causes = []

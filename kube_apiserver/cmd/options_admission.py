@@ -2,7 +2,8 @@
 
 Every plugin name kube-apiserver 1.33 registers is accepted, so command lines written for it (envtest
 passes --disable-admission-plugins=ServiceAccount) work here. Of them this server runs NamespaceLifecycle,
-TaintNodesByCondition, Priority and DefaultTolerationSeconds (all on by default in kube-apiserver), which
+LimitRanger, TaintNodesByCondition, Priority and DefaultTolerationSeconds (all on by default in
+kube-apiserver), which
 --disable-admission-plugins turns off; enabling one it does not run is said in a warning at start."""
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ REGISTERED_PLUGINS = (
     "AlwaysDeny",
 )
 # The plugins this server runs.
-IMPLEMENTED = frozenset({"NamespaceLifecycle", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"})
+IMPLEMENTED = frozenset(
+    {"NamespaceLifecycle", "LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+)
 
 
 def _names(value: str) -> list[str]:
@@ -110,8 +113,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         type=_names,
         default=[],
         help="admission plugins that should be enabled in addition to default enabled ones (comma separated). "
-        "Of kube-apiserver's plugins this server runs NamespaceLifecycle, TaintNodesByCondition, Priority and "
-        "DefaultTolerationSeconds; the others are accepted and reported.",
+        "Of kube-apiserver's plugins this server runs NamespaceLifecycle, LimitRanger, TaintNodesByCondition, "
+        "Priority and DefaultTolerationSeconds; the others are accepted and reported.",
     )
     p.add_argument(
         "--disable-admission-plugins",

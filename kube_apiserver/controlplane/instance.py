@@ -15,6 +15,7 @@ from typing import Any
 
 from kube_apiserver.admission.plugins import taint_nodes_by_condition
 from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
+from kube_apiserver.admission.plugins.limit_ranger import LimitRanger
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kube_apiserver.admission.plugins.priority import Priority
 from kube_apiserver.apiextensions.crd_handler import CRDHandler
@@ -151,7 +152,9 @@ class ControlPlaneConfig:
     livez_grace_period: float = 0.0  # --livez-grace-period
     namespace_lifecycle: bool = True  # the NamespaceLifecycle admission plugin (--disable-admission-plugins)
     # The other admission plugins run (--disable-admission-plugins), and DefaultTolerationSeconds' seconds
-    admission_plugins: frozenset[str] = frozenset({"TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"})
+    admission_plugins: frozenset[str] = frozenset(
+        {"LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+    )
     toleration_seconds: tuple[int, int] = (300, 300)  # --default-not-ready/unreachable-toleration-seconds
     event_ttl: float = 3600.0  # --event-ttl
 
@@ -384,6 +387,11 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         stores[("", "v1", "pods")].admit_create.append(priority.await_class)
         stores[("", "v1", "pods")].admission.append(priority.admit_pod)
         classes.admission.append(priority.validate_class)
+    if "LimitRanger" in plugins:
+        ranger = LimitRanger(stores[("", "v1", "limitranges")].storage)  # type: ignore[arg-type]
+        for resource, admit in (("pods", ranger.admit_pod), ("persistentvolumeclaims", ranger.admit_claim)):
+            stores[("", "v1", resource)].admit_create.append(ranger.await_ranges)
+            stores[("", "v1", resource)].admission.append(admit)
     if "DefaultTolerationSeconds" in plugins:
         stores[("", "v1", "pods")].admission.append(DefaultTolerationSeconds(*config.toleration_seconds).admit)
 

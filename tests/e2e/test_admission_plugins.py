@@ -1,5 +1,5 @@
 """The admission plugins of single kinds that kube-apiserver runs by default (DefaultTolerationSeconds,
-Priority, TaintNodesByCondition), seen the way kubectl users see them, and turned off by
+Priority, TaintNodesByCondition, LimitRanger), seen the way kubectl users see them, and turned off by
 --disable-admission-plugins as in kube-apiserver."""
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ def test_new_nodes_are_tainted_not_ready(server):
 
 def test_plugins_can_be_disabled_and_seconds_set(server_factory):
     srv = server_factory(
-        "--disable-admission-plugins=Priority,TaintNodesByCondition", "--default-not-ready-toleration-seconds=60"
+        "--disable-admission-plugins=Priority,TaintNodesByCondition,LimitRanger",
+        "--default-not-ready-toleration-seconds=60",
     )
     srv.kubectl("run", "p", "--image=nginx")
     spec = json.loads(srv.kubectl("get", "pod", "p", "-o", "json").stdout)["spec"]
@@ -122,3 +123,79 @@ def test_plugins_can_be_disabled_and_seconds_set(server_factory):
     assert spec["tolerations"] == [dict(NOT_READY, tolerationSeconds=60), UNREACHABLE]
     srv.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}))
     assert "taints" not in json.loads(srv.kubectl("get", "node", "n", "-o", "json").stdout)["spec"]
+    srv.kubectl("create", "-f", "-", input=json.dumps(LIMIT_RANGE))
+    srv.kubectl("run", "free", "--image=nginx")
+    assert (
+        json.loads(srv.kubectl("get", "pod", "free", "-o", "json").stdout)["spec"]["containers"][0]["resources"] == {}
+    )
+
+
+LIMIT_RANGE = {
+    "apiVersion": "v1",
+    "kind": "LimitRange",
+    "metadata": {"name": "limits"},
+    "spec": {
+        "limits": [
+            {
+                "type": "Container",
+                "default": {"cpu": "500m", "memory": "256Mi"},
+                "defaultRequest": {"cpu": "100m"},
+                "max": {"cpu": "1", "memory": "1Gi"},
+                "min": {"cpu": "50m"},
+                "maxLimitRequestRatio": {"cpu": "10"},
+            },
+            {"type": "Pod", "max": {"memory": "2Gi"}},
+            {"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "10Gi"}},
+        ]
+    },
+}
+
+
+def test_limit_ranges_default_and_hold_containers_pods_and_claims(server, ns):
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(LIMIT_RANGE))
+    # what a container lacks comes from the range, and the pod says so
+    overrides = {
+        "spec": {
+            "initContainers": [{"name": "init", "image": "busybox"}],
+            "containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "200m"}}}],
+        }
+    }
+    server.kubectl("-n", ns, "run", "app", "--image=nginx", f"--overrides={json.dumps(overrides)}")
+    pod = _pod(server, ns, "app")
+    assert pod["metadata"]["annotations"]["kubernetes.io/limit-ranger"] == (
+        "LimitRanger plugin set: memory request for container app; cpu, memory limit for container app; "
+        "cpu, memory request for init container init; cpu, memory limit for init container init"
+    )
+    assert pod["spec"]["containers"][0]["resources"] == {
+        "limits": {"cpu": "500m", "memory": "256Mi"},
+        "requests": {"cpu": "200m", "memory": "256Mi"},
+    }
+    # one violation as it is, several together in brackets
+    overrides = {"spec": {"containers": [{"name": "big", "image": "nginx", "resources": {"limits": {"cpu": "2"}}}]}}
+    r = server.kubectl("-n", ns, "run", "big", "--image=nginx", f"--overrides={json.dumps(overrides)}", check=False)
+    assert 'pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2' in r.stderr
+    resources = {"limits": {"cpu": "800m", "memory": "3Gi"}, "requests": {"cpu": "10m"}}
+    overrides = {"spec": {"containers": [{"name": "bad", "image": "nginx", "resources": resources}]}}
+    r = server.kubectl("-n", ns, "run", "bad", "--image=nginx", f"--overrides={json.dumps(overrides)}", check=False)
+    assert (
+        'pods "bad" is forbidden: [minimum cpu usage per Container is 50m, but request is 10m, '
+        "maximum memory usage per Container is 1Gi, but limit is 3Gi, "
+        "cpu max limit to request ratio per Container is 10, but provided ratio is 80.000000, "
+        "maximum memory usage per Pod is 2Gi, but limit is 3Gi]"
+    ) in r.stderr
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "small"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "500Mi"}}},
+    }
+    r = server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim), check=False)
+    assert (
+        'persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, '
+        "but request is 500Mi"
+    ) in r.stderr
+    claim["spec"]["resources"]["requests"]["storage"] = "2Gi"
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim))
+    # a namespace without ranges is not touched
+    other = json.loads(server.kubectl("-n", "default", "get", "pods", "-o", "json").stdout)
+    assert all("kubernetes.io/limit-ranger" not in (p["metadata"].get("annotations") or {}) for p in other["items"])

@@ -154,13 +154,14 @@ class LimitRanger:
     def __init__(self, limit_ranges: Cacher) -> None:
         self.limit_ranges = limit_ranges  # the watch cache of limitranges
 
-    def _items(self, namespace: str) -> list[dict[str, Any]]:
+    def _ranges(self, namespace: str) -> list[list[dict[str, Any]]]:
+        """The items of each LimitRange of the namespace, in key order."""
         prefix = f"{self.limit_ranges.prefix}{namespace}/"
-        items: list[dict[str, Any]] = []
-        for key, stored in sorted(self.limit_ranges.objects.items()):
-            if key.startswith(prefix):
-                items += [_dict(i) for i in _list(_dict(stored.obj.get("spec")).get("limits"))]
-        return items
+        return [
+            [_dict(i) for i in _list(_dict(stored.obj.get("spec")).get("limits"))]
+            for key, stored in sorted(self.limit_ranges.objects.items())
+            if key.startswith(prefix)
+        ]
 
     async def await_ranges(self, obj: dict[str, Any]) -> None:
         """Before a create: LimitRanges made a moment ago are in the cache (admit reads it and cannot wait)."""
@@ -169,25 +170,29 @@ class LimitRanger:
     def admit_pod(self, pod: dict[str, Any], old: dict[str, Any] | None) -> None:
         if old is not None:
             return
-        meta = _dict(pod.get("metadata"))
-        items = self._items(str(meta.get("namespace") or ""))
         spec = pod.get("spec")
-        if not items or not isinstance(spec, dict):
+        ranges = self._ranges(str(_dict(pod.get("metadata")).get("namespace") or ""))
+        if not ranges or not isinstance(spec, dict):
             return
-        self._default(pod, spec, items)
-        problems: list[str] = []
-        for item in items:
-            if item.get("type") == "Container":
-                for c in _list(spec.get("containers")) + _list(spec.get("initContainers")):
-                    res = _dict(_dict(c).get("resources"))
-                    problems += _check("Container", item, _dict(res.get("requests")), _dict(res.get("limits")))
-            elif item.get("type") == "Pod":
-                problems += _check("Pod", item, _pod_totals(spec, "requests"), _pod_totals(spec, "limits"))
-        self._refuse("", "pods", pod, problems)
+        # as runLimitFunc runs them: every range's defaults (Admit), then each range's limits (Validate),
+        # the first range with violations answering for all of them
+        for items in ranges:
+            self._default(pod, spec, items)
+        for items in ranges:
+            problems: list[str] = []
+            for item in items:
+                if item.get("type") == "Container":
+                    for c in _list(spec.get("containers")) + _list(spec.get("initContainers")):
+                        res = _dict(_dict(c).get("resources"))
+                        problems += _check("Container", item, _dict(res.get("requests")), _dict(res.get("limits")))
+                elif item.get("type") == "Pod":
+                    problems += _check("Pod", item, _pod_totals(spec, "requests"), _pod_totals(spec, "limits"))
+            self._refuse("", "pods", pod, problems)
 
     def _default(self, pod: dict[str, Any], spec: dict[str, Any], items: list[dict[str, Any]]) -> None:
-        """defaultContainerResourceRequirements and mergeContainerResources: what a container lacks of
-        the Container items' default (limits) and defaultRequest (requests); the last item wins."""
+        """defaultContainerResourceRequirements and mergeContainerResources for one LimitRange: what a
+        container lacks of its Container items' default (limits) and defaultRequest (requests), the last
+        item winning; the annotation says what this range set (the last range that set something wins)."""
         limits: dict[str, Any] = {}
         requests: dict[str, Any] = {}
         for item in items:
@@ -225,16 +230,17 @@ class LimitRanger:
             annotations[ANNOTATION] = "LimitRanger plugin set: " + "; ".join(notes)
 
     def admit_claim(self, pvc: dict[str, Any], old: dict[str, Any] | None) -> None:
-        meta = _dict(pvc.get("metadata"))
-        items = [i for i in self._items(str(meta.get("namespace") or "")) if i.get("type") == "PersistentVolumeClaim"]
         requests = _dict(_dict(_dict(pvc.get("spec")).get("resources")).get("requests"))
-        problems: list[str] = []
-        for item in items:
-            for k, v in sorted(_dict(item.get("min")).items()):
-                problems += [e for e in [_min("PersistentVolumeClaim", k, v, requests, {})] if e]
-            for k, v in sorted(_dict(item.get("max")).items()):
-                problems += [e for e in [_max_request("PersistentVolumeClaim", k, v, requests)] if e]
-        self._refuse("", "persistentvolumeclaims", pvc, problems)
+        for items in self._ranges(str(_dict(pvc.get("metadata")).get("namespace") or "")):
+            problems: list[str] = []
+            for item in items:
+                if item.get("type") != "PersistentVolumeClaim":
+                    continue
+                for k, v in sorted(_dict(item.get("min")).items()):
+                    problems += [e for e in [_min("PersistentVolumeClaim", k, v, requests, {})] if e]
+                for k, v in sorted(_dict(item.get("max")).items()):
+                    problems += [e for e in [_max_request("PersistentVolumeClaim", k, v, requests)] if e]
+            self._refuse("", "persistentvolumeclaims", pvc, problems)
 
     @staticmethod
     def _refuse(group: str, resource: str, obj: dict[str, Any], problems: list[str]) -> None:

@@ -2,8 +2,8 @@
 
 Every plugin name kube-apiserver 1.33 registers is accepted, so command lines written for it (envtest
 passes --disable-admission-plugins=ServiceAccount) work here. Of them this server runs NamespaceLifecycle,
-LimitRanger, TaintNodesByCondition, Priority and DefaultTolerationSeconds (all on by default in
-kube-apiserver), which
+LimitRanger, TaintNodesByCondition, Priority, DefaultTolerationSeconds and DefaultStorageClass (all on by
+default in kube-apiserver), which
 --disable-admission-plugins turns off; enabling one it does not run is said in a warning at start."""
 
 from __future__ import annotations
@@ -54,7 +54,14 @@ REGISTERED_PLUGINS = (
 )
 # The plugins this server runs.
 IMPLEMENTED = frozenset(
-    {"NamespaceLifecycle", "LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+    {
+        "NamespaceLifecycle",
+        "LimitRanger",
+        "TaintNodesByCondition",
+        "Priority",
+        "DefaultTolerationSeconds",
+        "DefaultStorageClass",
+    }
 )
 
 
@@ -114,7 +121,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         default=[],
         help="admission plugins that should be enabled in addition to default enabled ones (comma separated). "
         "Of kube-apiserver's plugins this server runs NamespaceLifecycle, LimitRanger, TaintNodesByCondition, "
-        "Priority and DefaultTolerationSeconds; the others are accepted and reported.",
+        "Priority, DefaultTolerationSeconds and DefaultStorageClass; the others are accepted and reported.",
     )
     p.add_argument(
         "--disable-admission-plugins",

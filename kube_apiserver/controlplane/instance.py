@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kube_apiserver.admission.plugins import taint_nodes_by_condition
+from kube_apiserver.admission.plugins.default_storage_class import DefaultStorageClass
 from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
 from kube_apiserver.admission.plugins.limit_ranger import LimitRanger
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
@@ -153,7 +154,7 @@ class ControlPlaneConfig:
     namespace_lifecycle: bool = True  # the NamespaceLifecycle admission plugin (--disable-admission-plugins)
     # The other admission plugins run (--disable-admission-plugins), and DefaultTolerationSeconds' seconds
     admission_plugins: frozenset[str] = frozenset(
-        {"LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds"}
+        {"LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass"}
     )
     toleration_seconds: tuple[int, int] = (300, 300)  # --default-not-ready/unreachable-toleration-seconds
     event_ttl: float = 3600.0  # --event-ttl
@@ -392,6 +393,10 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         for resource, admit in (("pods", ranger.admit_pod), ("persistentvolumeclaims", ranger.admit_claim)):
             stores[("", "v1", resource)].admit_create.append(ranger.await_ranges)
             stores[("", "v1", resource)].admission.append(admit)
+    if "DefaultStorageClass" in plugins:
+        storage_class = DefaultStorageClass(stores[("storage.k8s.io", "v1", "storageclasses")].storage)  # type: ignore[arg-type]
+        stores[("", "v1", "persistentvolumeclaims")].admit_create.append(storage_class.await_classes)
+        stores[("", "v1", "persistentvolumeclaims")].admission.append(storage_class.admit)
     if "DefaultTolerationSeconds" in plugins:
         stores[("", "v1", "pods")].admission.append(DefaultTolerationSeconds(*config.toleration_seconds).admit)
 

@@ -5,6 +5,7 @@ Priority, TaintNodesByCondition, LimitRanger), seen the way kubectl users see th
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 NOT_READY = {
@@ -199,3 +200,39 @@ def test_limit_ranges_default_and_hold_containers_pods_and_claims(server, ns):
     # a namespace without ranges is not touched
     other = json.loads(server.kubectl("-n", "default", "get", "pods", "-o", "json").stdout)
     assert all("kubernetes.io/limit-ranger" not in (p["metadata"].get("annotations") or {}) for p in other["items"])
+
+
+def test_claims_without_a_class_get_the_default_storage_class(server, ns):
+    suffix = uuid.uuid4().hex[:6]
+    names = [f"older-{suffix}", f"newer-{suffix}"]
+
+    def claim(name: str, **spec) -> dict:
+        spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, **spec}
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name}, "spec": spec}
+
+    def class_of(name: str) -> str | None:
+        pvc = json.loads(server.kubectl("-n", ns, "get", "pvc", name, "-o", "json").stdout)
+        return pvc["spec"].get("storageClassName")
+
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim("before")))
+    assert class_of("before") is None  # no default class yet
+    try:
+        for name in names:  # two defaults: the newest wins
+            sc = {
+                "apiVersion": "storage.k8s.io/v1",
+                "kind": "StorageClass",
+                "metadata": {"name": name, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+                "provisioner": "example.com/p",
+            }
+            server.kubectl("create", "-f", "-", input=json.dumps(sc))
+            if name == names[0]:
+                time.sleep(1.1)  # creationTimestamp has whole seconds
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim("plain")))
+        assert class_of("plain") == names[1]
+        # a claim that names a class, or asks for none with "", keeps what it asked for
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim("none", storageClassName="")))
+        assert class_of("none") == ""
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(claim("named", storageClassName=names[0])))
+        assert class_of("named") == names[0]
+    finally:
+        server.kubectl("delete", "storageclass", *names, "--ignore-not-found")

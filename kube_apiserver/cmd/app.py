@@ -184,7 +184,6 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
             root_ca=_read(certs.ca_cert),
             namespace_deletion_grace_period=opts.namespace_deletion_grace_period,
             livez_grace_period=opts.livez_grace_period,
-            namespace_lifecycle=opts.admission.enabled("NamespaceLifecycle"),
             admission_plugins=opts.admission.run(),
             toleration_seconds=(
                 opts.admission.default_not_ready_toleration_seconds,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from kube_apiserver.admission import plugins
 from kube_apiserver.cmd.flag_types import int64_flag
 
 # AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go) of 1.33.
@@ -53,16 +54,7 @@ REGISTERED_PLUGINS = (
     "AlwaysDeny",
 )
 # The plugins this server runs.
-IMPLEMENTED = frozenset(
-    {
-        "NamespaceLifecycle",
-        "LimitRanger",
-        "TaintNodesByCondition",
-        "Priority",
-        "DefaultTolerationSeconds",
-        "DefaultStorageClass",
-    }
-)
+IMPLEMENTED = plugins.RUN
 
 
 def _names(value: str) -> list[str]:

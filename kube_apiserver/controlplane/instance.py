@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kube_apiserver.admission.plugins import RUN as ADMISSION_PLUGINS
 from kube_apiserver.admission.plugins import taint_nodes_by_condition
 from kube_apiserver.admission.plugins.default_storage_class import DefaultStorageClass
 from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
@@ -151,11 +152,7 @@ class ControlPlaneConfig:
     disabled_controllers: frozenset[str] = frozenset()  # kube-controller-manager names, as --controllers=-name
     namespace_deletion_grace_period: float = DELETION_GRACE_PERIOD
     livez_grace_period: float = 0.0  # --livez-grace-period
-    namespace_lifecycle: bool = True  # the NamespaceLifecycle admission plugin (--disable-admission-plugins)
-    # The other admission plugins run (--disable-admission-plugins), and DefaultTolerationSeconds' seconds
-    admission_plugins: frozenset[str] = frozenset(
-        {"LimitRanger", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds", "DefaultStorageClass"}
-    )
+    admission_plugins: frozenset[str] = ADMISSION_PLUGINS  # less those --disable-admission-plugins names
     toleration_seconds: tuple[int, int] = (300, 300)  # --default-not-ready/unreachable-toleration-seconds
     event_ttl: float = 3600.0  # --event-ttl
 
@@ -230,7 +227,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     assert namespace_cacher is not None
 
     lifecycle = NamespaceLifecycle(namespace_cacher)
-    if config.namespace_lifecycle:
+    namespace_lifecycle = "NamespaceLifecycle" in config.admission_plugins
+    if namespace_lifecycle:
         for agvs in group_versions.values():
             for agv in agvs:
                 for res in agv.resources.values():
@@ -259,7 +257,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         chain.stores[("apiextensions.k8s.io", "v1", "customresourcedefinitions")],
         config.storage,
         watch_cache_size=config.watch_cache_size,
-        lifecycle=lifecycle if config.namespace_lifecycle else None,
+        lifecycle=lifecycle if namespace_lifecycle else None,
         namespaced_stores=chain.namespace_controller.namespaced,
     )
 

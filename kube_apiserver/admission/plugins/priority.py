@@ -63,14 +63,12 @@ class Priority:
         else:
             pc = self._class(str(class_name)) if isinstance(class_name, str) else None
             if pc is None:
-                raise errors.new_forbidden("", "pods", _name(pod), f"no PriorityClass with name {class_name} was found")
+                raise _forbidden(pod, f"no PriorityClass with name {class_name} was found")
             priority, policy = _value(pc), pc.get("preemptionPolicy")
         given = spec.get("priority")
         if given is not None and given != priority:
-            raise errors.new_forbidden(
-                "",
-                "pods",
-                _name(pod),
+            raise _forbidden(
+                pod,
                 f"the integer value of priority ({given}) must not be provided in pod spec; priority admission "
                 f"controller computed {priority} from the given PriorityClass name",
             )
@@ -78,10 +76,8 @@ class Priority:
         if policy is not None:
             given = spec.get("preemptionPolicy")
             if given is not None and given != policy:
-                raise errors.new_forbidden(
-                    "",
-                    "pods",
-                    _name(pod),
+                raise _forbidden(
+                    pod,
                     f"the string value of PreemptionPolicy ({given}) must not be provided in pod spec; priority "
                     f"admission controller computed {policy} from the given PriorityClass name",
                 )
@@ -99,6 +95,10 @@ class Priority:
                 _name(pc),
                 f"PriorityClass {_name(current)} is already marked as default. Only one default can exist",
             )
+
+
+def _forbidden(pod: dict[str, Any], text: str) -> errors.StatusError:
+    return errors.new_forbidden("", "pods", _name(pod), text)
 
 
 def _value(pc: dict[str, Any]) -> int:

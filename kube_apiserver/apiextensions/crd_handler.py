@@ -86,7 +86,20 @@ class CRDHandler:
         self.tasks: set[asyncio.Task[None]] = set()
         self.locks: dict[str, asyncio.Lock] = {}
         self.openapi = CRDOpenAPIController()
+        # --enable-garbage-collector: the custom resources' stores set the collector's finalizers on delete,
+        # and the collector (when there is one) follows their watch caches
+        self.garbage_collection = True
+        self.garbage_collector: Any = None
         crd_store.after_write.append(self._on_write)
+
+    def store_for_kind(self, group: str, kind: str) -> Store | None:
+        """A Store of the custom resource of that kind, if one is served."""
+        for served in self.served.values():
+            if served.group == group:
+                for store in served.stores.values():
+                    if store.spec.kind == kind:
+                        return store
+        return None
 
     async def start(self) -> None:
         listed = await self.crds.list("", ListOptions())
@@ -206,6 +219,8 @@ class CRDHandler:
             await cacher.start()
             served = _Served(cacher, group, plural)
             self.served[name] = served
+            if self.garbage_collector is not None:
+                self.garbage_collector.track(cacher)
         served.terminating = False
         served.install_key = install_key
         versions = [v for v in spec.get("versions") or [] if isinstance(v, dict) and v.get("served")]
@@ -222,6 +237,7 @@ class CRDHandler:
             strategy = CustomResourceStrategy(rspec, schema, isinstance(subs.get("status"), dict), scale)
             storage = await self.conversion.storage_for(crd, served.cacher, rspec.group_version, stored_gv, schemas)
             store = Store(rspec, storage, strategy)
+            store.garbage_collection = self.garbage_collection
             if self.lifecycle is not None:
                 self.lifecycle.install(store)
             served.stores[rspec.version] = store
@@ -298,6 +314,8 @@ class CRDHandler:
         if served is None:
             return
         self._remove_routes(served)
+        if self.garbage_collector is not None:
+            self.garbage_collector.untrack(served.cacher)
         await served.cacher.stop()
 
     # --- finalizer ---

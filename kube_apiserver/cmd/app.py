@@ -183,6 +183,7 @@ async def _run(opts: Options, t0: float, state_db: str, writer: WriterProcess) -
             authenticator=authenticator,
             root_ca=_read(certs.ca_cert),
             namespace_deletion_grace_period=opts.namespace_deletion_grace_period,
+            enable_garbage_collector=opts.enable_garbage_collector,
             livez_grace_period=opts.livez_grace_period,
             admission_plugins=opts.admission.run(),
             toleration_seconds=(

@@ -92,6 +92,7 @@ class Options:
     default_watch_cache_size: int
     shutdown_delay_duration: float
     namespace_deletion_grace_period: float
+    enable_garbage_collector: bool
     allow_privileged: bool
     cert_dir: str
     etcd_servers: list[str]
@@ -221,6 +222,16 @@ def build_parser() -> argparse.ArgumentParser:
         type=duration_flag,
         default=5.0,
         help="Time the namespace controller waits after a namespace's deletion before removing its content, as kube-controller-manager's does (5s); 0s for test suites that wait for namespaces to go.",
+    )
+    a(
+        "--enable-garbage-collector",
+        type=bool_flag,
+        nargs="?",
+        const=True,
+        default=True,
+        help="Enables the generic garbage collector: dependents are deleted with their owners (ownerReferences), "
+        "and a delete may leave the orphan or foregroundDeletion finalizer for it. Here the collector runs "
+        "in-process, as kube-controller-manager's does beside kube-apiserver.",
     )
     a(
         "--allow-privileged",

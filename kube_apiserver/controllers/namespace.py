@@ -126,7 +126,10 @@ class NamespaceController:
         failures: list[str] = []
         for store in self.namespaced:
             try:
-                await store.delete_collection(name, ListOptions(), DeleteOptions(grace_period_seconds=0))
+                # in the background, as upstream's deleter: the namespace's objects go whatever their kind's
+                # default (Jobs would otherwise wait for the garbage collector to orphan their pods)
+                options = DeleteOptions(grace_period_seconds=0, propagation_policy="Background")
+                await store.delete_collection(name, ListOptions(), options)
                 left = (await store.list(name, ListOptions())).items
             except errors.StatusError as e:  # NamespaceDeletionContentFailure: the pass is not done
                 log.warning("namespace %s: deleting %s: %s", name, store.spec.resource, e)

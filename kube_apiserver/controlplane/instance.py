@@ -34,6 +34,7 @@ from kube_apiserver.apis.core.pod_subresources import install_core_subresources
 from kube_apiserver.apis.scheme import build_scheme
 from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
+from kube_apiserver.controllers.garbagecollector import GarbageCollector
 from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, NamespaceController
 from kube_apiserver.controlplane import componentstatus, reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
@@ -155,6 +156,7 @@ class ControlPlaneConfig:
     admission_plugins: frozenset[str] = ADMISSION_PLUGINS  # less those --disable-admission-plugins names
     toleration_seconds: tuple[int, int] = (300, 300)  # --default-not-ready/unreachable-toleration-seconds
     event_ttl: float = 3600.0  # --event-ttl
+    enable_garbage_collector: bool = True  # --enable-garbage-collector
 
 
 def _cacher_for(storage: Any, spec: ResourceSpec, cachers: dict[str, Cacher], size: int) -> Cacher:
@@ -261,6 +263,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         namespaced_stores=chain.namespace_controller.namespaced,
     )
 
+    garbage_collector = _install_garbage_collector(chain, crd_handler, config.enable_garbage_collector)
+
     # Non-resource paths: discovery roots, version, metrics, health, the index.
     for path, handler in discovery_handlers(aggregator, lambda: config.server_address, apiservice_order).items():
         aggregator.mux.handle(path, handler)
@@ -288,6 +292,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         assert chain.namespace_controller is not None
         await chain.namespace_controller.start()
         await disruption.start()
+        if garbage_collector is not None:
+            await garbage_collector.start()
         await start_service_account_controllers()
 
     kube.add_post_start_hook("start-kube-apiserver-admission-initializer", ping)
@@ -348,6 +354,31 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         if s.storage.watchers
     }
     return chain
+
+
+def _install_garbage_collector(chain: ServerChain, crd_handler: CRDHandler, enabled: bool) -> GarbageCollector | None:
+    """The garbage collector over every resource (kube-controller-manager's, here in-process), and with
+    --enable-garbage-collector=false neither it nor the finalizers a delete would leave for it."""
+    crd_handler.garbage_collection = enabled
+    for store in chain.stores.values():
+        store.garbage_collection = enabled
+    if not enabled:
+        return None
+    by_kind: dict[tuple[str, str], Store] = {}
+    for store in chain.stores.values():
+        key = (store.spec.group, store.spec.kind)
+        # the version the objects are stored in first: no conversion on the collector's reads
+        if key not in by_kind or isinstance(store.storage, Cacher):
+            by_kind[key] = store
+
+    def resolve(group: str, kind: str) -> Store | None:
+        return by_kind.get((group, kind)) or crd_handler.store_for_kind(group, kind)
+
+    collector = GarbageCollector(resolve)
+    for cacher in chain.cachers:
+        collector.track(cacher)
+    crd_handler.garbage_collector = collector
+    return collector
 
 
 def _unique(stores: list[Store]) -> list[Store]:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from kube_apiserver.registry import warning
+from kube_apiserver.registry.deletion_finalizers import deletion_finalizers
 from kube_apiserver.registry.fieldmanager import hook as fieldmanager_hook
 from kube_apiserver.registry.resource_spec import ResourceSpec, canonical_order
 from kube_apiserver.registry.strategy import RESTStrategy
@@ -36,6 +37,7 @@ class DeleteOptions:
     grace_period_seconds: int | None = None
     preconditions: Preconditions | None = None
     propagation_policy: str | None = None
+    orphan_dependents: bool | None = None  # the deprecated form of propagationPolicy
     dry_run: bool = False
 
 
@@ -104,6 +106,9 @@ class Store:
         # sets is owned by no manager), before the strategy prepares and validates it. They may change
         # the object or raise a StatusError.
         self.admission: list[Callable[[dict[str, Any], dict[str, Any] | None], None]] = []
+        # EnableGarbageCollection (--enable-garbage-collector): a delete may put the garbage collector's
+        # finalizers on the object (deletion_finalizers.py)
+        self.garbage_collection = True
 
     # --- keys ---
 
@@ -477,7 +482,11 @@ class Store:
                 # BeforeDelete: marked with no grace period left, by a delete that failed between its mark and
                 # its removal; it goes now
                 grace = None
-            if self.strategy.has_finalizers(current.obj) or grace:
+            gc_update, finalizers = self._gc_finalizers(current.obj, options)
+            pending = current.obj
+            if gc_update:  # judged with the finalizers the delete leaves (it may take the last one off)
+                pending = {**current.obj, "metadata": {**meta, "finalizers": finalizers}}
+            if self.strategy.has_finalizers(pending) or grace:
                 return DeleteResult(await self._mark_deleting(key, grace or 0, options), False)
             last, preconditions = current.obj, options.preconditions
             if grace == 0:
@@ -509,6 +518,12 @@ class Store:
                 meta["deletionTimestamp"] = _rfc3339_in(grace)
                 if self.strategy.records_deletion_grace_period:
                     meta["deletionGracePeriodSeconds"] = grace
+            gc_update, finalizers = self._gc_finalizers(old, options)
+            if gc_update:
+                meta["finalizers"] = finalizers
+                if not finalizers:
+                    del meta["finalizers"]
+                old["metadata"] = metautil.object_meta_ordered(meta)
             self.strategy.prepare_for_delete(old)
             return old
 
@@ -521,6 +536,12 @@ class Store:
         if stored is not before:
             self._notify(before.obj if before else None, stored.obj)
         return stored.obj
+
+    def _gc_finalizers(self, obj: dict[str, Any], options: DeleteOptions) -> tuple[bool, list[str]]:
+        if not self.garbage_collection:
+            return False, []
+        policy = self.strategy.default_garbage_collection_policy
+        return deletion_finalizers(obj, policy, options.propagation_policy, options.orphan_dependents)
 
     async def delete_collection(self, namespace: str, opts: ListOptions, options: DeleteOptions) -> None:
         await self.delete_listed((await self.list(namespace, opts)).items, options)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kube_apiserver.registry.deletion_finalizers import DELETE_DEPENDENTS, ORPHAN_DEPENDENTS, UNSUPPORTED
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
@@ -124,6 +125,16 @@ _CONDITIONAL_UPDATE_ONLY = frozenset(
     }
 )
 
+# DefaultGarbageCollectionPolicy of the strategies that differ from DeleteDependents (in the versions served
+# here): v1 ReplicationControllers and batch/v1 Jobs orphan their pods for backward compatibility; events
+# never take part in garbage collection.
+_GC_POLICIES = {
+    ("", "ReplicationController"): ORPHAN_DEPENDENTS,
+    ("batch", "Job"): ORPHAN_DEPENDENTS,
+    ("", "Event"): UNSUPPORTED,
+    ("events.k8s.io", "Event"): UNSUPPORTED,
+}
+
 
 class RESTStrategy:
     def __init__(self, spec: ResourceSpec, scheme: Scheme | None = None) -> None:
@@ -139,6 +150,7 @@ class RESTStrategy:
         self._generation_on_create = key not in _GENERATION_NOT_ON_CREATE
         self.status_keeps_metadata = _STATUS_KEEPS_METADATA.get(key, ())
         self.update_rules_first = (spec.group, spec.kind) in _UPDATE_RULES_FIRST
+        self.default_garbage_collection_policy = _GC_POLICIES.get(key, DELETE_DEPENDENTS)
 
     # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
     # store's markAsDeleting does; a namespace's own Delete sets only the timestamp).

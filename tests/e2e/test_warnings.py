@@ -97,7 +97,9 @@ def test_deprecated_apis_warn_on_every_request(server, ns):
 def test_duplicate_owner_references_are_dropped_with_a_warning(server, ns):
     """dedupOwnerReferencesAndAddWarning: a repeated ownerReference (same uid and fields) is dropped, with
     kube's warning; one that shares the uid but differs is kept. A patch gets the after-admission wording."""
-    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "11111111-1111-1111-1111-111111111111"}
+    # a real owner: the garbage collector deletes an object none of whose owners exists
+    res = server.kubectl("-n", ns, "create", "configmap", "o", "-o", "json")
+    owner = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": json.loads(res.stdout)["metadata"]["uid"]}
     other = dict(owner, name="renamed")
     cm = {
         "apiVersion": "v1",

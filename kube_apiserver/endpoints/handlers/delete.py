@@ -55,6 +55,8 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
         causes.append(errors.field_not_supported("propagationPolicy", policy, [*_POLICIES, "nil"]))
     if causes:
         raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", causes)
+    if orphan not in (None, ""):
+        opts.orphan_dependents = _parse_bool(orphan, "orphanDependents")
     if policy:
         opts.propagation_policy = policy
     elif orphan in (None, "") and (scope.spec.group, scope.spec.resource) == ("batch", "jobs"):
@@ -68,6 +70,18 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
     return opts
 
 
+def _parse_bool(value: Any, name: str) -> bool:
+    """A bool of the body, or of the query as Go's strconv.ParseBool reads it."""
+    if isinstance(value, bool):
+        return value
+    text = str(value)
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise errors.new_bad_request(f'invalid {name} "{text}"')
+
+
 async def delete_resource(scope: RequestScope) -> None:
     opts = await delete_options(scope)
     result = await scope.store.delete(scope.namespace, scope.info.name, opts)
@@ -75,7 +89,10 @@ async def delete_resource(scope: RequestScope) -> None:
         meta = result.obj.get("metadata") or {}
         await write_object_status(scope, status_success(scope.spec, meta.get("name", ""), meta.get("uid", "")))
     else:
-        await write_object(scope, 200, result.obj)
+        # kube answers 202 to a delete left pending that asked for its dependents' deletion the old way
+        # (orphanDependents=false); 200 otherwise, for compatibility
+        pending_cascade = not result.deleted and opts.orphan_dependents is False
+        await write_object(scope, 202 if pending_cascade else 200, result.obj)
 
 
 async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> None:

@@ -142,6 +142,17 @@ def readyz(port: int, timeout: float = 1.0, expect: bytes | None = b"ok") -> boo
         return False
 
 
+def plain_ready(port: int) -> bool:
+    """GET /readyz over plain HTTP (anonymous); True on 200."""
+    try:
+        conn = connect(port, None, timeout=1)
+        status, _ = request(conn, "GET", "/readyz", None, {})
+        conn.close()
+        return status == 200
+    except OSError:
+        return False
+
+
 @dataclass
 class Server:
     proc: subprocess.Popen[bytes]

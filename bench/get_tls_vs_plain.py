@@ -16,20 +16,21 @@ import sys
 import tempfile
 import time
 
-from _common import CM_PATH, JSON_HEADERS, configmap, connect, cpu_seconds, free_port, http_load, request, start_server
+from _common import (
+    CM_PATH,
+    JSON_HEADERS,
+    configmap,
+    connect,
+    cpu_seconds,
+    free_port,
+    http_load,
+    plain_ready,
+    request,
+    start_server,
+)
 
 PLAIN_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plain_server.py")
 TOKEN = "bench-plain-admin-token"
-
-
-def _plain_ready(port: int) -> bool:
-    try:
-        conn = connect(port, None, timeout=1)
-        status, _ = request(conn, "GET", "/readyz", None, {})
-        conn.close()
-        return status == 200
-    except OSError:
-        return False
 
 
 def main() -> None:
@@ -84,7 +85,7 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        while not _plain_ready(port):
+        while not plain_ready(port):
             if plain.poll() is not None:
                 raise RuntimeError("the plain server exited")
             time.sleep(0.05)

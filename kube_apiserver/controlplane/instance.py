@@ -20,6 +20,7 @@ from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultT
 from kube_apiserver.admission.plugins.limit_ranger import LimitRanger
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kube_apiserver.admission.plugins.priority import Priority
+from kube_apiserver.admission.plugins.service_account import ServiceAccount
 from kube_apiserver.apiextensions.crd_handler import CRDHandler
 from kube_apiserver.apiextensions.crd_strategy import CRDStrategy
 from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
@@ -422,6 +423,10 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         for resource, admit in (("pods", ranger.admit_pod), ("persistentvolumeclaims", ranger.admit_claim)):
             stores[("", "v1", resource)].admit_create.append(ranger.await_ranges)
             stores[("", "v1", resource)].admission.append(admit)
+    if "ServiceAccount" in plugins:
+        service_account = ServiceAccount(stores[("", "v1", "serviceaccounts")].storage)  # type: ignore[arg-type]
+        stores[("", "v1", "pods")].admit_create.append(service_account.await_service_account)
+        stores[("", "v1", "pods")].admission.append(service_account.admit_pod)
     if "DefaultStorageClass" in plugins:
         storage_class = DefaultStorageClass(stores[("storage.k8s.io", "v1", "storageclasses")].storage)  # type: ignore[arg-type]
         stores[("", "v1", "persistentvolumeclaims")].admit_create.append(storage_class.await_classes)

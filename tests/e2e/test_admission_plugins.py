@@ -115,12 +115,13 @@ def test_new_nodes_are_tainted_not_ready(server):
 
 def test_plugins_can_be_disabled_and_seconds_set(server_factory):
     srv = server_factory(
-        "--disable-admission-plugins=Priority,TaintNodesByCondition,LimitRanger",
+        "--disable-admission-plugins=Priority,TaintNodesByCondition,LimitRanger,ServiceAccount",
         "--default-not-ready-toleration-seconds=60",
     )
     srv.kubectl("run", "p", "--image=nginx")
     spec = json.loads(srv.kubectl("get", "pod", "p", "-o", "json").stdout)["spec"]
     assert "priority" not in spec
+    assert "serviceAccountName" not in spec and "volumes" not in spec
     assert spec["tolerations"] == [dict(NOT_READY, tolerationSeconds=60), UNREACHABLE]
     srv.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}))
     assert "taints" not in json.loads(srv.kubectl("get", "node", "n", "-o", "json").stdout)["spec"]
@@ -236,3 +237,116 @@ def test_claims_without_a_class_get_the_default_storage_class(server, ns):
         assert class_of("named") == names[0]
     finally:
         server.kubectl("delete", "storageclass", *names, "--ignore-not-found")
+
+
+SA_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def _create_pod(server, ns: str, pod: dict, check: bool = True):
+    pod = {"apiVersion": "v1", "kind": "Pod", **pod}
+    pod["spec"].setdefault("containers", [{"name": "c", "image": "nginx"}])
+    return server.kubectl("-n", ns, "create", "-f", "-", "-o", "json", input=json.dumps(pod), check=check)
+
+
+def test_pods_run_as_a_service_account_with_its_credentials_mounted(server, ns):
+    init = {"name": "init", "image": "busybox"}
+    own = {"name": "own", "image": "nginx", "volumeMounts": [{"name": "mine", "mountPath": SA_MOUNT_PATH}]}
+    spec = {"initContainers": [init], "containers": [{"name": "c", "image": "nginx"}, own]}
+    spec["volumes"] = [{"name": "mine", "emptyDir": {}}]
+    spec = json.loads(_create_pod(server, ns, {"metadata": {"name": "p"}, "spec": spec}).stdout)["spec"]
+    assert spec["serviceAccountName"] == spec["serviceAccount"] == "default"
+    volume = spec["volumes"][1]
+    assert volume["name"].startswith("kube-api-access-") and len(volume["name"]) == len("kube-api-access-") + 5
+    assert volume["projected"] == {
+        "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+            {
+                "downwardAPI": {
+                    "items": [
+                        {"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}
+                    ]
+                }
+            },
+        ],
+        "defaultMode": 420,
+    }
+    mount = {"name": volume["name"], "readOnly": True, "mountPath": SA_MOUNT_PATH}
+    assert spec["initContainers"][0]["volumeMounts"] == [mount]
+    assert spec["containers"][0]["volumeMounts"] == [mount]
+    assert spec["containers"][1]["volumeMounts"] == [{"name": "mine", "mountPath": SA_MOUNT_PATH}]  # its own wins
+    # kubectl describe shows them as on a cluster
+    described = server.kubectl("-n", ns, "describe", "pod", "p").stdout
+    assert f"{SA_MOUNT_PATH} from {volume['name']} (ro)" in described
+    assert "Service Account:  default" in described
+
+    # automountServiceAccountToken: the pod's say first, then the service account's
+    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "quiet"}}
+    sa["automountServiceAccountToken"] = False
+    sa["imagePullSecrets"] = [{"name": "registry"}]
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(sa))
+    quiet = {"metadata": {"name": "quiet"}, "spec": {"serviceAccountName": "quiet"}}
+    spec = json.loads(_create_pod(server, ns, quiet).stdout)["spec"]
+    assert "volumes" not in spec and "volumeMounts" not in spec["containers"][0]
+    assert spec["imagePullSecrets"] == [{"name": "registry"}]  # the service account's, the pod having none
+    loud = {"metadata": {"name": "loud"}, "spec": {"serviceAccountName": "quiet", "automountServiceAccountToken": True}}
+    loud["spec"]["imagePullSecrets"] = [{"name": "own"}]
+    spec = json.loads(_create_pod(server, ns, loud).stdout)["spec"]
+    assert spec["volumes"][0]["name"].startswith("kube-api-access-")
+    assert spec["imagePullSecrets"] == [{"name": "own"}]
+    off = {"metadata": {"name": "off"}, "spec": {"automountServiceAccountToken": False}}
+    assert "volumes" not in json.loads(_create_pod(server, ns, off).stdout)["spec"]
+
+
+def test_a_pods_service_account_must_exist(server, ns):
+    r = _create_pod(server, ns, {"metadata": {"name": "p"}, "spec": {"serviceAccountName": "nope"}}, check=False)
+    assert r.returncode != 0
+    assert (
+        f'Error from server (Forbidden): error when creating "STDIN": pods "p" is forbidden: error looking up service '
+        f'account {ns}/nope: serviceaccount "nope" not found'
+    ) in r.stderr
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "gen-"}}
+    pod["spec"] = {"serviceAccount": "nope", "containers": [{"name": "c", "image": "nginx"}]}  # the alias counts too
+    r = server.request("POST", f"/api/v1/namespaces/{ns}/pods", json=pod)
+    assert r.status_code == 403
+    assert r.json()["message"] == (
+        f'pods "gen-" is forbidden: error looking up service account {ns}/nope: serviceaccount "nope" not found'
+    )
+    # with enforce-mountable-secrets, the pod may use only the secrets its service account lists
+    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "strict"}, "secrets": [{"name": "ok"}]}
+    sa["metadata"]["annotations"] = {"kubernetes.io/enforce-mountable-secrets": "true"}
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(sa))
+    spec = {"serviceAccountName": "strict", "volumes": [{"name": "s", "secret": {"secretName": "other"}}]}
+    r = _create_pod(server, ns, {"metadata": {"name": "strict"}, "spec": spec}, check=False)
+    assert (
+        'pods "strict" is forbidden: volume with secret.secretName="other" is not allowed because service account '
+        "strict does not reference that secret"
+    ) in r.stderr
+    spec["volumes"][0]["secret"]["secretName"] = "ok"
+    _create_pod(server, ns, {"metadata": {"name": "strict"}, "spec": spec})
+
+
+def test_mirror_pods_reference_no_service_account(server, ns):
+    mirror = {"kubernetes.io/config.mirror": "hash"}
+    node = {"nodeName": "n1"}
+    spec = json.loads(
+        _create_pod(server, ns, {"metadata": {"name": "m", "annotations": mirror}, "spec": dict(node)}).stdout
+    )["spec"]
+    assert "serviceAccountName" not in spec and "volumes" not in spec
+    bad = {"metadata": {"name": "m2", "annotations": mirror}, "spec": {**node, "serviceAccountName": "default"}}
+    r = _create_pod(server, ns, bad, check=False)
+    assert 'pods "m2" is forbidden: a mirror pod may not reference service accounts' in r.stderr
+
+
+def test_a_pod_in_a_new_namespace_waits_for_its_default_service_account(server, api_client):
+    from kubernetes import client
+
+    core = client.CoreV1Api(api_client)
+    name = f"fresh-{uuid.uuid4().hex[:6]}"
+    core.create_namespace({"metadata": {"name": name}})
+    try:
+        pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+        created = core.create_namespaced_pod(name, pod)
+        assert created.spec.service_account_name == "default"
+    finally:
+        core.delete_namespace(name)

@@ -91,10 +91,12 @@ def test_pod_defaults(server, ns):
         "successThreshold": 1,
         "failureThreshold": 3,
     }
-    assert spec["volumes"] == [
+    # then the service account's API credentials, added by the ServiceAccount admission plugin
+    assert spec["volumes"][:2] == [
         {"name": "cfg", "configMap": {"name": "c", "defaultMode": 420}},
         {"name": "scratch", "emptyDir": {}},
     ]
+    assert spec["volumes"][2]["name"].startswith("kube-api-access-")
 
 
 def test_job_defaults_and_generated_selector(server, ns):

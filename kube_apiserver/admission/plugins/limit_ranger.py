@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from kube_apiserver.runtime import errors
+from kube_apiserver.admission.plugins import forbidden
 from kube_apiserver.runtime.quantity import QuantityError, canonical_quantity, format_quantity, parse_quantity
 from kube_apiserver.storage.cacher.cacher import Cacher
 
@@ -247,4 +247,4 @@ class LimitRanger:
         if problems:
             # utilerrors.NewAggregate: one error as it is, several in brackets
             text = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
-            raise errors.new_forbidden(group, resource, str(_dict(obj.get("metadata")).get("name") or ""), text)
+            raise forbidden(group, resource, obj, text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.admission.plugins import forbidden
 from kube_apiserver.runtime import errors
 from kube_apiserver.storage.cacher.cacher import Cacher
 
@@ -89,16 +90,16 @@ class Priority:
             return
         current = self._default_class()
         if current is not None and (old is None or _name(current) != _name(pc)):
-            raise errors.new_forbidden(
+            raise forbidden(
                 _GROUP,
                 "priorityclasses",
-                _name(pc),
+                pc,
                 f"PriorityClass {_name(current)} is already marked as default. Only one default can exist",
             )
 
 
 def _forbidden(pod: dict[str, Any], text: str) -> errors.StatusError:
-    return errors.new_forbidden("", "pods", _name(pod), text)
+    return forbidden("", "pods", pod, text)
 
 
 def _value(pc: dict[str, Any]) -> int:

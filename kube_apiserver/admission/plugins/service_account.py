@@ -1,0 +1,210 @@
+"""ServiceAccount admission (plugin/pkg/admission/serviceaccount), on pod create:
+- a pod that names no service account gets "default" (spec.serviceAccountName and its alias);
+- the service account must exist, else 403; "default" is waited for a little (up to 10 lookups 100-200 ms
+  apart), as its controller makes it when the namespace appears;
+- unless the pod or, failing that, the service account sets automountServiceAccountToken to false, every
+  container and init container gets the API credentials mounted at /var/run/secrets/kubernetes.io/
+  serviceaccount: a projected volume "kube-api-access-<5 random>" of a bound token (3607 s), the
+  kube-root-ca.crt ConfigMap's ca.crt and the pod's namespace;
+- a pod without imagePullSecrets gets the service account's;
+- with the service account annotated kubernetes.io/enforce-mountable-secrets=true, the pod may use only the
+  secrets the service account lists;
+- mirror pods (kubernetes.io/config.mirror) are left as they are, and may reference neither service accounts
+  nor secrets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from kube_apiserver.admission.plugins import forbidden
+from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.meta import generate_name
+from kube_apiserver.storage.cacher.cacher import Cacher
+
+DEFAULT_SERVICE_ACCOUNT = "default"
+DEFAULT_API_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+SERVICE_ACCOUNT_VOLUME_NAME = "kube-api-access"
+ENFORCE_MOUNTABLE_SECRETS = "kubernetes.io/enforce-mountable-secrets"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+# serviceaccount.WarnOnlyBoundTokenExpirationSeconds: an hour and 7 s, so a kubelet's token use past an
+# hour is told apart from a legacy token's
+TOKEN_EXPIRATION_SECONDS = 3607
+_DEFAULT_LOOKUPS = 10
+_TRUE = frozenset({"1", "t", "T", "true", "TRUE", "True"})  # strconv.ParseBool
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _forbidden(pod: dict[str, Any], text: str) -> errors.StatusError:
+    return forbidden("", "pods", pod, text)
+
+
+def token_volume(name: str) -> dict[str, Any]:
+    """TokenVolumeSource, as kube writes it (defaultMode set explicitly)."""
+    return {
+        "name": name,
+        "projected": {
+            "sources": [
+                {"serviceAccountToken": {"expirationSeconds": TOKEN_EXPIRATION_SECONDS, "path": "token"}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {
+                    "downwardAPI": {
+                        "items": [
+                            {"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}
+                        ]
+                    }
+                },
+            ],
+            "defaultMode": 420,
+        },
+    }
+
+
+def _should_automount(sa: dict[str, Any], spec: dict[str, Any]) -> bool:
+    for preference in (spec.get("automountServiceAccountToken"), sa.get("automountServiceAccountToken")):
+        if isinstance(preference, bool):
+            return preference
+    return True
+
+
+def _mount_token(spec: dict[str, Any]) -> None:
+    volumes = _list(spec.get("volumes"))
+    volume_name = next(
+        (
+            v.get("name")
+            for v in volumes
+            if isinstance(v, dict) and str(v.get("name") or "").startswith(SERVICE_ACCOUNT_VOLUME_NAME + "-")
+        ),
+        None,
+    )
+    has_volume = volume_name is not None
+    name = volume_name or generate_name(SERVICE_ACCOUNT_VOLUME_NAME + "-")
+    needs_volume = False
+    for field in ("initContainers", "containers"):
+        for container in _list(spec.get(field)):
+            if not isinstance(container, dict):
+                continue
+            mounts = _list(container.get("volumeMounts"))
+            if any(isinstance(m, dict) and m.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH for m in mounts):
+                continue  # a mount of its own at that path wins
+            container["volumeMounts"] = [
+                *mounts,
+                {"name": name, "readOnly": True, "mountPath": DEFAULT_API_TOKEN_MOUNT_PATH},
+            ]
+            needs_volume = True
+    if needs_volume and not has_volume:
+        spec["volumes"] = [*volumes, token_volume(name)]
+
+
+def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | None:
+    sa_name = _dict(sa.get("metadata")).get("name", "")
+    mountable = {s.get("name") for s in _list(sa.get("secrets")) if isinstance(s, dict)}
+    for volume in _list(spec.get("volumes")):
+        secret = _dict(_dict(volume).get("secret"))
+        if secret and secret.get("secretName") not in mountable:
+            return (
+                f'volume with secret.secretName="{secret.get("secretName", "")}" is not allowed because service '
+                f"account {sa_name} does not reference that secret"
+            )
+    for field, what in (("initContainers", "init container"), ("containers", "container")):
+        for container in _list(spec.get(field)):
+            for env in _list(_dict(container).get("env")):
+                ref = _dict(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
+                if ref and ref.get("name") not in mountable:
+                    return (
+                        f"{what} {container.get('name', '')} with envVar {env.get('name', '')} referencing "
+                        f'secret.secretName="{ref.get("name", "")}" is not allowed because service account '
+                        f"{sa_name} does not reference that secret"
+                    )
+    pull = {s.get("name") for s in _list(sa.get("imagePullSecrets")) if isinstance(s, dict)}
+    for i, ref in enumerate(_list(spec.get("imagePullSecrets"))):
+        if _dict(ref).get("name") not in pull:
+            return (
+                f'imagePullSecrets[{i}].name="{_dict(ref).get("name", "")}" is not allowed because service account '
+                f"{sa_name} does not reference that imagePullSecret"
+            )
+    return None
+
+
+def _mirror_pod_refusal(spec: dict[str, Any]) -> str | None:
+    if spec.get("serviceAccountName"):
+        return "a mirror pod may not reference service accounts"
+    uses_secrets = any(_dict(v).get("secret") for v in _list(spec.get("volumes"))) or bool(
+        _list(spec.get("imagePullSecrets"))
+    )
+    for field in ("initContainers", "containers", "ephemeralContainers"):
+        for container in _list(spec.get(field)):
+            for env in _list(_dict(container).get("env")):
+                uses_secrets |= bool(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
+            uses_secrets |= any(_dict(e).get("secretRef") for e in _list(_dict(container).get("envFrom")))
+    for volume in _list(spec.get("volumes")):
+        projected = _dict(_dict(volume).get("projected"))
+        for source in _list(projected.get("sources")):
+            uses_secrets |= bool(_dict(source).get("secret"))
+            if _dict(source).get("serviceAccountToken"):
+                return "a mirror pod may not use ServiceAccountToken volume projections"
+    return "a mirror pod may not reference secrets" if uses_secrets else None
+
+
+class ServiceAccount:
+    def __init__(self, service_accounts: Cacher) -> None:
+        self.service_accounts = service_accounts  # the watch cache of serviceaccounts
+
+    def _get(self, namespace: str, name: str) -> dict[str, Any] | None:
+        item = self.service_accounts.get_cached(f"{self.service_accounts.prefix}{namespace}/{name}")
+        return None if item is None else item.obj
+
+    async def await_service_account(self, pod: dict[str, Any]) -> None:
+        """Before a pod's create: its service account, if not in the cache, is looked for afresh (admit_pod
+        reads the cache and cannot wait); "default" several times, as its controller may be making it."""
+        spec, meta = _dict(pod.get("spec")), _dict(pod.get("metadata"))
+        if MIRROR_POD_ANNOTATION in _dict(meta.get("annotations")):
+            return
+        name = spec.get("serviceAccountName") or spec.get("serviceAccount") or DEFAULT_SERVICE_ACCOUNT
+        namespace = str(meta.get("namespace") or "")
+        if not isinstance(name, str) or self._get(namespace, name) is not None:
+            return
+        for attempt in range(_DEFAULT_LOOKUPS if name == DEFAULT_SERVICE_ACCOUNT else 1):
+            if attempt:
+                await asyncio.sleep(random.uniform(0.1, 0.2))
+            await self.service_accounts.wait_fresh()
+            if self._get(namespace, name) is not None:
+                return
+
+    def admit_pod(self, pod: dict[str, Any], old: dict[str, Any] | None) -> None:
+        spec = pod.get("spec")
+        if old is not None or not isinstance(spec, dict):
+            return
+        meta = _dict(pod.get("metadata"))
+        if MIRROR_POD_ANNOTATION in _dict(meta.get("annotations")):
+            refusal = _mirror_pod_refusal(spec)
+            if refusal is not None:
+                raise _forbidden(pod, refusal)
+            return
+        name = spec.get("serviceAccountName") or DEFAULT_SERVICE_ACCOUNT
+        spec["serviceAccountName"] = spec["serviceAccount"] = name  # and the v1 alias, as conversion writes it
+        namespace = str(meta.get("namespace") or "")
+        sa = self._get(namespace, str(name))
+        if sa is None:
+            raise _forbidden(
+                pod, f'error looking up service account {namespace}/{name}: serviceaccount "{name}" not found'
+            )
+        if _should_automount(sa, spec):
+            _mount_token(spec)
+        if not spec.get("imagePullSecrets"):
+            pull = [{"name": _dict(s).get("name", "")} for s in _list(sa.get("imagePullSecrets"))]
+            if pull:
+                spec["imagePullSecrets"] = pull
+        if _dict(_dict(sa.get("metadata")).get("annotations")).get(ENFORCE_MOUNTABLE_SECRETS) in _TRUE:
+            refusal = _limit_secret_references(sa, spec)
+            if refusal is not None:
+                raise _forbidden(pod, refusal)

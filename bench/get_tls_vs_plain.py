@@ -9,28 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 
 from _common import (
     CM_PATH,
     JSON_HEADERS,
+    TOKEN,
     configmap,
     connect,
     cpu_seconds,
-    free_port,
     http_load,
-    plain_ready,
     request,
+    start_plain_server,
     start_server,
+    stop_process,
 )
-
-PLAIN_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_plain_server.py")
-TOKEN = "bench-plain-admin-token"
 
 
 def main() -> None:
@@ -65,30 +59,7 @@ def main() -> None:
         tls_cpu = (cpu_seconds(server.pid) - cpu0) / tls.elapsed
         server.stop()
 
-        token_file = os.path.join(data_dir, "tokens.csv")
-        with open(token_file, "w") as f:
-            f.write(f'{TOKEN},bench-admin,bench-admin-uid,"system:masters"\n')
-        port = free_port()
-        plain = subprocess.Popen(
-            [
-                sys.executable,
-                PLAIN_SERVER,
-                "--data-dir",
-                server.data_dir,
-                "--secure-port",
-                str(port),
-                "--bind-address",
-                "127.0.0.1",
-                "--token-auth-file",
-                token_file,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        while not plain_ready(port):
-            if plain.poll() is not None:
-                raise RuntimeError("the plain server exited")
-            time.sleep(0.05)
+        plain, port = start_plain_server(data_dir)
         headers = {**JSON_HEADERS, "Authorization": f"Bearer {TOKEN}"}
         http_load(port, lambda: None, make, procs=args.procs, threads=threads, duration=0.5, headers=headers)
         cpu0 = cpu_seconds(plain.pid)
@@ -97,9 +68,8 @@ def main() -> None:
         )
         plain_cpu = (cpu_seconds(plain.pid) - cpu0) / res.elapsed
     finally:
-        if plain is not None and plain.poll() is None:
-            plain.terminate()
-            plain.wait()
+        if plain is not None:
+            stop_process(plain)
         server.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
 

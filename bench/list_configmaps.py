@@ -22,11 +22,8 @@ the cost of TLS. The TLS ratio stays the headline figure.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import ssl
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -35,17 +32,17 @@ from typing import Any
 import orjson
 from _common import (
     CM_PATH,
+    TOKEN,
     bare_server,
     connect,
     create_objects,
-    free_port,
     median,
-    plain_ready,
     request,
     rss_mib,
+    start_plain_server,
     start_server,
+    stop_process,
 )
-from get_tls_vs_plain import PLAIN_SERVER, TOKEN
 
 HEADERS = {"Accept": "application/json"}
 
@@ -80,55 +77,6 @@ def time_get(
             ceilings.append(time.perf_counter() - t0)
     conn.close()
     return times, client_cpu, ceilings, body
-
-
-def start_plain_server(data_dir: str) -> tuple[subprocess.Popen[bytes], int]:
-    """bench/_plain_server.py on data_dir (left by a stopped TLS server) and a free port, authenticated by the
-    static token TOKEN (system:masters), as in bench/get_tls_vs_plain.py; returns once it answers /readyz."""
-    token_file = os.path.join(data_dir, "tokens.csv")
-    with open(token_file, "w") as f:
-        f.write(f'{TOKEN},bench-admin,bench-admin-uid,"system:masters"\n')
-    port = free_port()
-    log_path = os.path.join(data_dir, "plain-server.log")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                PLAIN_SERVER,
-                "--data-dir",
-                data_dir,
-                "--secure-port",
-                str(port),
-                "--bind-address",
-                "127.0.0.1",
-                "--token-auth-file",
-                token_file,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while not plain_ready(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                with open(log_path, "rb") as f:
-                    tail = f.read()[-2000:].decode(errors="replace")
-                raise RuntimeError(f"the plain server did not come up (exit {proc.poll()}): {tail}")
-            time.sleep(0.05)
-    except BaseException:
-        stop_process(proc)
-        raise
-    return proc, port
-
-
-def stop_process(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def main() -> None:

@@ -24,7 +24,8 @@ def _meta(obj: dict[str, Any] | None) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _active(namespace: dict[str, Any]) -> bool:
+def namespace_active(namespace: dict[str, Any]) -> bool:
+    """Not being deleted: the namespaces these per-namespace controllers keep something in."""
     status = namespace.get("status") if isinstance(namespace.get("status"), dict) else {}
     return not _meta(namespace).get("deletionTimestamp") and status.get("phase", "Active") == "Active"
 
@@ -42,7 +43,7 @@ class ServiceAccountsController:
             self.queue.add(namespace)
 
     def _on_namespace(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
-        if new is not None and _active(new):
+        if new is not None and namespace_active(new):
             self._enqueue(str(_meta(new).get("name", "")))
 
     def _on_service_account(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
@@ -62,7 +63,7 @@ class ServiceAccountsController:
             if e.code == 404:
                 return
             raise
-        if not _active(ns):
+        if not namespace_active(ns):
             return
         try:
             await self.service_accounts.get(namespace, DEFAULT_SERVICE_ACCOUNT)

@@ -1,6 +1,7 @@
 """Wiring of the service account pieces into the kube-apiserver: serviceaccounts/token, TokenReview, the
-issuer discovery routes, and the two controllers kube-controller-manager would run for service accounts
-(tokens, and the "default" service account of each namespace)."""
+issuer discovery routes, and the controllers kube-controller-manager would run for service accounts (tokens,
+the "default" service account of each namespace, and the kube-root-ca.crt ConfigMap with which their pods
+verify the API server)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kube_apiserver.authentication.serviceaccount_config import ServiceAccountConfig
+from kube_apiserver.controllers.root_ca_publisher import RootCACertPublisher
 from kube_apiserver.controllers.serviceaccount_tokens import TokensController
 from kube_apiserver.controllers.serviceaccounts import ServiceAccountsController
 from kube_apiserver.controlplane.serviceaccount_issuer_discovery import discovery_handlers
@@ -21,6 +23,7 @@ StoreKey = tuple[str, str, str]
 # The controllers by their kube-controller-manager names (--controllers).
 TOKEN_CONTROLLER = "serviceaccount-token-controller"
 SERVICE_ACCOUNT_CONTROLLER = "serviceaccount-controller"
+ROOT_CA_PUBLISHER = "root-ca-cert-publisher"
 
 
 def install_service_accounts(
@@ -53,6 +56,12 @@ def install_service_accounts(
     if SERVICE_ACCOUNT_CONTROLLER not in disabled:
         controllers.append(
             ServiceAccountsController(stores[("", "v1", "namespaces")], stores[("", "v1", "serviceaccounts")])
+        )
+
+    root_ca: bytes = getattr(config, "root_ca", b"") or b""
+    if ROOT_CA_PUBLISHER not in disabled and root_ca:
+        controllers.append(
+            RootCACertPublisher(stores[("", "v1", "namespaces")], stores[("", "v1", "configmaps")], root_ca)
         )
 
     async def start() -> None:

@@ -52,7 +52,6 @@ def test_numbers_strings_arrays_objects():
     assert _msgs({"spec": {"c": "abcde"}}, schema) == [("spec.c", "Too long: may not be more than 4 bytes")]
 
 
-
 def test_multiple_of_beyond_float64():
     """A value whose ratio to multipleOf is past float64 (or past its integers) is no multiple, as
     kube-openapi's MultipleOf says, and is a 422's cause, not an error of the server."""
@@ -62,6 +61,7 @@ def test_multiple_of_beyond_float64():
         ("spec.i", f"Invalid value: {10**400}: spec.i in body should be a multiple of 3"),
     ]
     assert _msgs({"spec": {"r": 2.5, "i": 9}}, schema) == []
+
 
 def test_list_types_nullable_int_or_string_and_composition():
     schema = _spec(

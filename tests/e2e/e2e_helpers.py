@@ -22,6 +22,50 @@ def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05, message
         time.sleep(interval)
 
 
+# The ConfigMap the root CA publisher (kube-controller-manager's root-ca-cert-publisher) puts into every namespace
+# a moment after it is made: tests that count or list a namespace's ConfigMaps leave it out or wait for it.
+ROOT_CA_CONFIG_MAP = "kube-root-ca.crt"
+
+
+def _name_of(item) -> str | None:
+    if isinstance(item, str):  # a name, or kubectl's "configmap/<name>"
+        kind, _, name = item.rpartition("/")
+        return name if kind in ("", "configmap") else None
+    if isinstance(item, dict):
+        if isinstance(item.get("object"), dict) and "type" in item:  # a watch event
+            return _name_of(item["object"])
+        if item.get("kind") not in (None, "ConfigMap"):  # (the items of a typed list have no kind)
+            return None
+        meta = item.get("metadata")
+        if isinstance(meta, dict):
+            return meta.get("name")
+        return item.get("NAME")  # a row of parse_table
+    if getattr(item, "kind", None) not in (None, "ConfigMap"):  # a model of the Python client
+        return None
+    return getattr(getattr(item, "metadata", None), "name", None)
+
+
+def is_root_ca(item) -> bool:
+    """Whether item (a name, "configmap/<name>", an object, a watch event, a client model or a table row) is
+    the namespace's kube-root-ca.crt ConfigMap."""
+    return _name_of(item) == ROOT_CA_CONFIG_MAP
+
+
+def without_root_ca(items) -> list:
+    """items (as is_root_ca takes them) less the namespace's kube-root-ca.crt ConfigMap, in their order."""
+    return [i for i in items if not is_root_ca(i)]
+
+
+def wait_for_root_ca(server, namespace: str, timeout: float = 10.0) -> dict:
+    """Wait until the root CA publisher has made kube-root-ca.crt in namespace; returns the ConfigMap."""
+
+    def get():
+        r = server.request("GET", f"/api/v1/namespaces/{namespace}/configmaps/{ROOT_CA_CONFIG_MAP}")
+        return r.json() if r.status_code == 200 else None
+
+    return wait_until(get, timeout=timeout, message=f"{ROOT_CA_CONFIG_MAP} in namespace {namespace}")
+
+
 def parse_table(text: str) -> list[dict[str, str]]:
     """Parse kubectl's column output into dicts, cutting at the header's column starts (cells may be empty)."""
     lines = [line for line in text.splitlines() if line.strip()]

@@ -7,7 +7,7 @@ import json
 import threading
 
 import pytest
-from e2e_helpers import status_of
+from e2e_helpers import ROOT_CA_CONFIG_MAP, status_of, wait_for_root_ca, without_root_ca
 
 STATUS_KEYS = ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
 DISCOVERY_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -360,6 +360,7 @@ def _watch_lines(server, path: str, until, timeout_seconds: int = 10) -> list[di
 
 
 def test_watch_list_initial_events_end_bookmark(server, ns):
+    wait_for_root_ca(server, ns)  # so that it is one of the initial events, not one after the bookmark
     for name in ("w1", "w2", "w3"):
         assert post_cm(server, ns, name).status_code == 201
     path = (
@@ -368,7 +369,7 @@ def test_watch_list_initial_events_end_bookmark(server, ns):
     )
     events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
     initial = [(e["type"], e["object"]["metadata"]["name"]) for e in events[:-1]]
-    assert sorted(initial) == [("ADDED", "w1"), ("ADDED", "w2"), ("ADDED", "w3")]
+    assert sorted(initial) == [("ADDED", ROOT_CA_CONFIG_MAP), ("ADDED", "w1"), ("ADDED", "w2"), ("ADDED", "w3")]
     bookmark = events[-1]
     assert bookmark["type"] == "BOOKMARK"
     obj = bookmark["object"]
@@ -420,8 +421,9 @@ def test_watch_too_old_resource_version_via_http(server_factory):
         status_of(r, 410, "Expired")
     else:
         assert r.status_code == 200, r.text[:300]
-        assert r.json()["items"] == [] and r.json()["metadata"]["resourceVersion"] == str(old_rv)
-    assert len(srv.request("GET", base).json()["items"]) == 12
+        # (the namespace's kube-root-ca.crt, published by its controller, may already be there)
+        assert without_root_ca(r.json()["items"]) == [] and r.json()["metadata"]["resourceVersion"] == str(old_rv)
+    assert len(without_root_ca(srv.request("GET", base).json()["items"])) == 12
 
 
 def test_anonymous_requests(server):
@@ -500,6 +502,7 @@ def test_watch_from_a_future_resource_version(server, ns):
     """A plain watch from a resourceVersion the server has not reached is answered at once (200, no 504) and
     gets the events after that resourceVersion only, as kube's cacheWatcher sends them; no bookmark from
     before it either."""
+    wait_for_root_ca(server, ns)  # made before the watch's resourceVersion, so no event of it comes
     rv = int(post_cm(server, ns, "base").json()["metadata"]["resourceVersion"])
     target = rv + 3
     created: list[tuple[str, int]] = []
@@ -528,6 +531,7 @@ def test_watch_from_a_future_resource_version(server, ns):
 def test_watch_without_initial_events_starts_at_the_current_revision(server, ns):
     # sendInitialEvents=false from resourceVersion "": no synthetic ADDED for what exists, no
     # initial-events-end bookmark; only what happens after the watch starts (KEP-3157).
+    wait_for_root_ca(server, ns)  # made before the watch starts, so no event of it comes
     assert post_cm(server, ns, "before").status_code == 201
     path = (
         f"/api/v1/namespaces/{ns}/configmaps?watch=true&sendInitialEvents=false"
@@ -576,6 +580,7 @@ def test_numbers_in_the_query_are_go_int64s(server, ns):
 def test_boolean_query_parameters_as_kube_decodes_them(server, ns):
     """watch, allowWatchBookmarks and sendInitialEvents are false only when absent, "0" or "false" (any case):
     ?watch with no value is a watch, as in kube-apiserver."""
+    wait_for_root_ca(server, ns)  # one of the initial events, which then are exactly two ADDED
     server.request(
         "POST", f"/api/v1/namespaces/{ns}/configmaps", json={"metadata": {"name": "flags"}, "data": {"a": "b"}}
     )
@@ -597,8 +602,9 @@ def test_boolean_query_parameters_as_kube_decodes_them(server, ns):
         f"{base}?watch&sendInitialEvents&allowWatchBookmarks&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
     )
     lines = [json.loads(x) for x in r.text.splitlines()]
-    assert [e["type"] for e in lines][:2] == ["ADDED", "BOOKMARK"], lines
-    assert lines[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert [e["type"] for e in lines][:3] == ["ADDED", "ADDED", "BOOKMARK"], lines
+    assert sorted(e["object"]["metadata"]["name"] for e in lines[:2]) == ["flags", ROOT_CA_CONFIG_MAP]
+    assert lines[2]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,28 @@ def wait_for_root_ca(server, namespace: str, timeout: float = 10.0) -> dict:
     return wait_until(get, timeout=timeout, message=f"{ROOT_CA_CONFIG_MAP} in namespace {namespace}")
 
 
+def free_form_crd(group: str, plural: str, kind: str, scope: str = "Namespaced") -> dict:
+    """A CustomResourceDefinition of one served and stored version, v1, whose objects may hold anything."""
+    schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": scope,
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+            "versions": [{"name": "v1", "served": True, "storage": True, "schema": schema}],
+        },
+    }
+
+
+def apply_crd(server, crd: dict) -> None:
+    """kubectl apply of the CRD, then wait until it is established."""
+    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
+    server.kubectl("wait", "--for", "condition=established", f"crd/{crd['metadata']['name']}", "--timeout=10s")
+
+
 def parse_table(text: str) -> list[dict[str, str]]:
     """Parse kubectl's column output into dicts, cutting at the header's column starts (cells may be empty)."""
     lines = [line for line in text.splitlines() if line.strip()]

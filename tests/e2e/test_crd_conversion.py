@@ -24,6 +24,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from e2e_helpers import apply_crd
 
 GROUP = "stable.example.com"
 CRD_NAME = f"crontabs.{GROUP}"
@@ -177,11 +178,6 @@ def crontab_crd(group: str, client_config: dict, review_versions: list[str] | No
             },
         },
     }
-
-
-def apply_crd(server, crd: dict) -> None:
-    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
-    server.kubectl("wait", "--for", "condition=established", f"crd/{crd['metadata']['name']}", "--timeout=10s")
 
 
 def delete_crd(server, name: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from e2e_helpers import wait_until
+from e2e_helpers import apply_crd, free_form_crd, wait_until
 
 HOLD = "example.com/hold"
 
@@ -195,26 +195,8 @@ def test_delete_options_and_their_answers(server, ns):
 
 def test_custom_resources_own_and_are_owned(server, ns, tmp_path):
     group = f"gc{uuid.uuid4().hex[:6]}.example.com"
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"widgets.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-                }
-            ],
-        },
-    }
-    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
-    server.kubectl("wait", "--for", "condition=established", f"crd/widgets.{group}", "--timeout=10s")
+    crd = free_form_crd(group, "widgets", "Widget")
+    apply_crd(server, crd)
     try:
         base = f"/apis/{group}/v1/namespaces/{ns}/widgets"
         widget = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w"}}

@@ -9,6 +9,7 @@ import json
 import time
 
 import yaml
+from e2e_helpers import apply_crd, free_form_crd
 
 
 def _wait_gone(server, path: str, timeout: float = 30.0) -> None:
@@ -175,26 +176,8 @@ def test_every_create_path_is_admitted_by_namespace_lifecycle(server):
 
 def test_custom_resources_are_admitted_after_their_crd_changes(server):
     """A CRD's edit replaces its stores: the new ones are admitted as well (a POST and an apply alike)."""
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "gadgets.nsdel.example.com"},
-        "spec": {
-            "group": "nsdel.example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-                }
-            ],
-        },
-    }
-    server.kubectl("apply", "-f", "-", input=json.dumps(crd))
-    server.kubectl("wait", "--for", "condition=established", "crd/gadgets.nsdel.example.com", "--timeout=10s")
+    crd = free_form_crd("nsdel.example.com", "gadgets", "Gadget")
+    apply_crd(server, crd)
     crd["spec"]["versions"][0]["additionalPrinterColumns"] = [
         {"name": "Size", "type": "string", "jsonPath": ".spec.size"}
     ]

@@ -15,6 +15,7 @@ from typing import Any
 
 from kube_apiserver.admission.plugins import RUN as ADMISSION_PLUGINS
 from kube_apiserver.admission.plugins import taint_nodes_by_condition
+from kube_apiserver.admission.plugins.default_ingress_class import DefaultIngressClass
 from kube_apiserver.admission.plugins.default_storage_class import DefaultStorageClass
 from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
 from kube_apiserver.admission.plugins.limit_ranger import LimitRanger
@@ -431,6 +432,10 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         storage_class = DefaultStorageClass(stores[("storage.k8s.io", "v1", "storageclasses")].storage)  # type: ignore[arg-type]
         stores[("", "v1", "persistentvolumeclaims")].admit_create.append(storage_class.await_classes)
         stores[("", "v1", "persistentvolumeclaims")].admission.append(storage_class.admit)
+    if "DefaultIngressClass" in plugins:
+        ingress_class = DefaultIngressClass(stores[("networking.k8s.io", "v1", "ingressclasses")].storage)  # type: ignore[arg-type]
+        stores[("networking.k8s.io", "v1", "ingresses")].admit_create.append(ingress_class.await_classes)
+        stores[("networking.k8s.io", "v1", "ingresses")].admission.append(ingress_class.admit)
     if "DefaultTolerationSeconds" in plugins:
         stores[("", "v1", "pods")].admission.append(DefaultTolerationSeconds(*config.toleration_seconds).admit)
 

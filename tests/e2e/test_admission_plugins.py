@@ -115,7 +115,7 @@ def test_new_nodes_are_tainted_not_ready(server):
 
 def test_plugins_can_be_disabled_and_seconds_set(server_factory):
     srv = server_factory(
-        "--disable-admission-plugins=Priority,TaintNodesByCondition,LimitRanger,ServiceAccount",
+        "--disable-admission-plugins=Priority,TaintNodesByCondition,LimitRanger,ServiceAccount,DefaultIngressClass",
         "--default-not-ready-toleration-seconds=60",
     )
     srv.kubectl("run", "p", "--image=nginx")
@@ -237,6 +237,52 @@ def test_claims_without_a_class_get_the_default_storage_class(server, ns):
         assert class_of("named") == names[0]
     finally:
         server.kubectl("delete", "storageclass", *names, "--ignore-not-found")
+
+
+def test_ingresses_without_a_class_get_the_default_ingress_class(server, ns):
+    suffix = uuid.uuid4().hex[:6]
+    names = [f"older-{suffix}", f"newer-{suffix}"]
+
+    def ingress(name: str, annotations: dict | None = None, **spec) -> dict:
+        backend = {"service": {"name": "web", "port": {"number": 80}}}
+        obj = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": name}}
+        if annotations:
+            obj["metadata"]["annotations"] = annotations
+        obj["spec"] = {"defaultBackend": backend, **spec}
+        return obj
+
+    def class_of(name: str) -> str | None:
+        obj = json.loads(server.kubectl("-n", ns, "get", "ingress", name, "-o", "json").stdout)
+        return obj["spec"].get("ingressClassName")
+
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(ingress("before")))
+    assert class_of("before") is None  # no default class yet
+    try:
+        for name in names:  # two defaults: the newest wins
+            ic = {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "IngressClass",
+                "metadata": {"name": name, "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+                "spec": {"controller": "example.com/ingress"},
+            }
+            server.kubectl("create", "-f", "-", input=json.dumps(ic))
+            if name == names[0]:
+                time.sleep(1.1)  # creationTimestamp has whole seconds
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(ingress("plain")))
+        assert class_of("plain") == names[1]
+        # one that names its class, by the field or by the old annotation, keeps what it asked for
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(ingress("named", ingressClassName=names[0])))
+        assert class_of("named") == names[0]
+        annotated = ingress("annotated", {"kubernetes.io/ingress.class": "nginx"})
+        server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(annotated))
+        assert class_of("annotated") is None
+        # an update that drops the class is not defaulted again (create only)
+        obj = json.loads(server.kubectl("-n", ns, "get", "ingress", "before", "-o", "json").stdout)
+        obj["metadata"]["labels"] = {"touched": "yes"}
+        server.kubectl("-n", ns, "replace", "-f", "-", input=json.dumps(obj))
+        assert class_of("before") is None
+    finally:
+        server.kubectl("delete", "ingressclass", *names, "--ignore-not-found")
 
 
 SA_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kube_apiserver.admission.plugins import newest
 from kube_apiserver.storage.cacher.cacher import Cacher
 
 DEFAULT_CLASS_ANNOTATIONS = (
@@ -32,13 +33,8 @@ class DefaultStorageClass:
         self.classes = classes  # the watch cache of storageclasses
 
     def default_class(self) -> dict[str, Any] | None:
-        """GetDefaultClass: newest first (RFC 3339 timestamps in UTC sort as text), then by name."""
-        defaults = [item.obj for item in self.classes.objects.values() if _is_default(item.obj)]
-        if not defaults:
-            return None
-        defaults.sort(key=lambda c: str(_meta(c).get("name") or ""))
-        defaults.sort(key=lambda c: str(_meta(c).get("creationTimestamp") or ""), reverse=True)
-        return defaults[0]
+        """GetDefaultClass: of several, the newest."""
+        return newest([item.obj for item in self.classes.objects.values() if _is_default(item.obj)])
 
     async def await_classes(self, pvc: dict[str, Any]) -> None:
         """Before a create: a class made a moment ago is in the cache (admit reads it and cannot wait)."""

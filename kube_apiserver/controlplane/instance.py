@@ -22,6 +22,7 @@ from kube_apiserver.admission.plugins.limit_ranger import LimitRanger
 from kube_apiserver.admission.plugins.namespace_lifecycle import NamespaceLifecycle
 from kube_apiserver.admission.plugins.priority import Priority
 from kube_apiserver.admission.plugins.service_account import ServiceAccount
+from kube_apiserver.admission.pod_security.admission import TEMPLATE_PATHS, PodSecurity
 from kube_apiserver.apiextensions.crd_handler import CRDHandler
 from kube_apiserver.apiextensions.crd_strategy import CRDStrategy
 from kube_apiserver.apis import GROUP_PRIORITY, builtin_resources
@@ -438,6 +439,19 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         stores[("networking.k8s.io", "v1", "ingresses")].admission.append(ingress_class.admit)
     if "DefaultTolerationSeconds" in plugins:
         stores[("", "v1", "pods")].admission.append(DefaultTolerationSeconds(*config.toleration_seconds).admit)
+    if "PodSecurity" in plugins:  # a validating plugin: after every mutating one above
+        pods = stores[("", "v1", "pods")]
+        namespaces = stores[("", "v1", "namespaces")]
+        pod_security = PodSecurity(namespaces.storage, pods.storage)  # type: ignore[arg-type]
+        pods.admit_create.append(pod_security.await_namespace)
+        pods.admission.append(pod_security.validate_pod)
+        namespaces.admission.append(pod_security.validate_namespace)
+        hooked: set[int] = set()
+        for (group, _version, resource), store in stores.items():
+            # every served version of a workload resource, once per store
+            if (group, resource) in TEMPLATE_PATHS and id(store) not in hooked:
+                hooked.add(id(store))
+                store.admission.append(pod_security.template_validator(group, resource))
 
 
 def _install_admission(res: APIResource, lifecycle: NamespaceLifecycle) -> None:

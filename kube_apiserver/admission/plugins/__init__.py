@@ -16,6 +16,7 @@ RUN = frozenset(
         "DefaultTolerationSeconds",
         "DefaultStorageClass",
         "DefaultIngressClass",
+        "PodSecurity",
     }
 )
 

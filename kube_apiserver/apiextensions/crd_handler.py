@@ -92,12 +92,12 @@ class CRDHandler:
         self.garbage_collector: Any = None
         crd_store.after_write.append(self._on_write)
 
-    def store_for_kind(self, group: str, kind: str) -> Store | None:
-        """A Store of the custom resource of that kind, if one is served."""
+    def store_for_kind(self, group: str, kind: str, version: str = "") -> Store | None:
+        """The Store of the custom resource of that kind in that served version (any, for "")."""
         for served in self.served.values():
             if served.group == group:
-                for store in served.stores.values():
-                    if store.spec.kind == kind:
+                for store_version, store in served.stores.items():
+                    if store.spec.kind == kind and version in ("", store_version):
                         return store
         return None
 

@@ -16,7 +16,8 @@ not there under the uid referenced, by a consistent read (the cache of the owner
 up with the dependent's), as upstream confirms an absent owner with a live GET before deleting.
 
 Left out: upstream's unblocking of circular blockOwnerDeletion chains, and its events
-(OwnerRefInvalidNamespace). A reference whose kind is not served (an uninstalled CRD) keeps the dependent
+(OwnerRefInvalidNamespace). A reference whose kind, or version of it, is not served (an uninstalled CRD, a
+removed beta version) keeps the dependent
 until something about it changes, as upstream keeps retrying such an item.
 """
 
@@ -43,12 +44,14 @@ log = logging.getLogger(__name__)
 
 _NO_FINALIZERS: frozenset[str] = frozenset()
 
-# The Store that serves a kind: (group, kind) → Store, or None when the kind is not served.
-Resolve = Callable[[str, str], "Store | None"]
+# The Store that serves a kind: (group, version, kind) → Store, or None when that version of the kind is not
+# served; version "" for any served version (an object's own kind, which its storage version names).
+Resolve = Callable[[str, str, str], "Store | None"]
 
 
 class OwnerRef(NamedTuple):
     group: str
+    version: str
     kind: str
     name: str
     uid: str
@@ -70,8 +73,13 @@ class Node:
     source: int  # id() of the watch cache it was seen in
 
 
+def _group_version(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
 def _group(api_version: str) -> str:
-    return api_version.rpartition("/")[0]
+    return _group_version(api_version)[0]
 
 
 def _owner_refs(meta: dict[str, Any]) -> tuple[OwnerRef, ...]:
@@ -83,9 +91,8 @@ def _owner_refs(meta: dict[str, Any]) -> tuple[OwnerRef, ...]:
         if isinstance(r, dict) and r.get("uid"):
             api_version = str(r.get("apiVersion") or "")
             block = r.get("blockOwnerDeletion") is True
-            out.append(
-                OwnerRef(_group(api_version), str(r.get("kind") or ""), str(r.get("name") or ""), r["uid"], block)
-            )
+            group, version = _group_version(api_version)
+            out.append(OwnerRef(group, version, str(r.get("kind") or ""), str(r.get("name") or ""), r["uid"], block))
     return tuple(out)
 
 
@@ -114,6 +121,8 @@ def _drop_finalizer(uid: str, finalizer: str) -> Callable[[dict[str, Any]], dict
         finalizers = meta.get("finalizers")
         if meta.get("uid") == uid and isinstance(finalizers, list) and finalizer in finalizers:
             meta["finalizers"] = [f for f in finalizers if f != finalizer]
+            if not meta["finalizers"]:
+                del meta["finalizers"]  # as upstream's merge patch of a nil list leaves it
         return obj
 
     return patch
@@ -203,6 +212,7 @@ class GarbageCollector:
             if old is not None:
                 self._unlink(old)
                 del self.nodes[uid]
+                self._unblocked(old.owners)
             return
         api_version = str(obj.get("apiVersion") or "")
         node = Node(
@@ -220,6 +230,9 @@ class GarbageCollector:
         if old is None or old.owners != owners:
             if old is not None:
                 self._unlink(old)
+                # an owner deleting its dependents in the foreground may no longer be blocked by this one
+                # (addUnblockedOwnersToDeleteQueue): a reference dropped, or blockOwnerDeletion turned off
+                self._unblocked(tuple(r for r in old.owners if r not in owners))
             for ref in owners:
                 self.dependents.setdefault(ref.uid, set()).add(uid)
             self.queue.add(uid)  # are its owners there?
@@ -237,14 +250,19 @@ class GarbageCollector:
                 if not deps:
                     del self.dependents[ref.uid]
 
+    def _unblocked(self, refs: tuple[OwnerRef, ...]) -> None:
+        """Queue the owners among refs that delete their dependents in the foreground: one dependent fewer may
+        block them."""
+        for ref in refs:
+            owner = self.nodes.get(ref.uid)
+            if owner is not None and owner.deleting and FINALIZER_DELETE_DEPENDENTS in owner.finalizers:
+                self.queue.add(ref.uid)
+
     def _removed(self, uid: str) -> None:
         node = self.nodes.pop(uid, None)
         if node is not None:
             self._unlink(node)
-            for ref in node.owners:
-                owner = self.nodes.get(ref.uid)
-                if owner is not None and owner.deleting and FINALIZER_DELETE_DEPENDENTS in owner.finalizers:
-                    self.queue.add(ref.uid)  # one dependent fewer to wait for
+            self._unblocked(node.owners)
         for dep in self.dependents.get(uid, ()):
             self.queue.add(dep)  # an owner of theirs is gone
 
@@ -254,7 +272,7 @@ class GarbageCollector:
         node = self.nodes.get(uid)
         if node is None:
             return
-        store = self.resolve(node.group, node.kind)
+        store = self.resolve(node.group, "", node.kind)
         if store is None:
             return
         if node.deleting:
@@ -285,7 +303,7 @@ class GarbageCollector:
         """orphanDependents: every dependent loses its reference to the owner, then the owner its finalizer."""
         for dep_uid in list(self.dependents.get(owner.uid, ())):
             dep = self.nodes.get(dep_uid)
-            dep_store = self.resolve(dep.group, dep.kind) if dep is not None else None
+            dep_store = self.resolve(dep.group, "", dep.kind) if dep is not None else None
             if dep is not None and dep_store is not None:
                 await self._patch(dep_store, dep, _drop_owner_refs(dep.uid, {owner.uid}))
         await self._patch(store, owner, _drop_finalizer(owner.uid, FINALIZER_ORPHAN_DEPENDENTS))
@@ -308,7 +326,8 @@ class GarbageCollector:
         """The owner as the reference sees it: "solid", "dangling" (absent, or another object under that
         name) or "waiting" (being deleted in the foreground); None when the reference cannot be resolved
         (kind not served, or a namespaced owner of a cluster-scoped object, which upstream never collects)."""
-        store = self.resolve(ref.group, ref.kind)
+        # as upstream's REST mapping of the reference: a version that is not served does not resolve
+        store = self.resolve(ref.group, ref.version, ref.kind)
         if store is None or (store.spec.namespaced and not node.namespace):
             return None
         namespace = node.namespace if store.spec.namespaced else ""

@@ -367,15 +367,16 @@ def _install_garbage_collector(chain: ServerChain, crd_handler: CRDHandler, enab
         store.garbage_collection = enabled
     if not enabled:
         return None
-    by_kind: dict[tuple[str, str], Store] = {}
+    by_kind: dict[tuple[str, str, str], Store] = {}
     for store in chain.stores.values():
-        key = (store.spec.group, store.spec.kind)
-        # the version the objects are stored in first: no conversion on the collector's reads
-        if key not in by_kind or isinstance(store.storage, Cacher):
-            by_kind[key] = store
+        spec = store.spec
+        by_kind[(spec.group, spec.version, spec.kind)] = store
+        # any version: the one the objects are stored in first (no conversion on the collector's reads)
+        if (spec.group, "", spec.kind) not in by_kind or isinstance(store.storage, Cacher):
+            by_kind[(spec.group, "", spec.kind)] = store
 
-    def resolve(group: str, kind: str) -> Store | None:
-        return by_kind.get((group, kind)) or crd_handler.store_for_kind(group, kind)
+    def resolve(group: str, version: str, kind: str) -> Store | None:
+        return by_kind.get((group, version, kind)) or crd_handler.store_for_kind(group, kind, version)
 
     collector = GarbageCollector(resolve)
     for cacher in chain.cachers:

@@ -46,17 +46,27 @@ def should_orphan_dependents(
 
 
 def should_delete_dependents(
-    policy: str, finalizers: list[str], propagation: str | None, orphan_dependents: bool | None
+    policy: str,
+    finalizers: list[str],
+    propagation: str | None,
+    orphan_dependents: bool | None,
+    orphan_false_is_foreground: bool = False,
 ) -> bool:
-    if policy == UNSUPPORTED or orphan_dependents is not None:
+    if policy == UNSUPPORTED:
         return False
+    if orphan_dependents is not None:
+        return orphan_false_is_foreground and not orphan_dependents
     if propagation is not None:
         return propagation == "Foreground"
     return bool(_from_finalizers(finalizers, FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS))
 
 
 def deletion_finalizers(
-    obj: dict[str, Any], policy: str, propagation: str | None, orphan_dependents: bool | None
+    obj: dict[str, Any],
+    policy: str,
+    propagation: str | None,
+    orphan_dependents: bool | None,
+    orphan_false_is_foreground: bool = False,
 ) -> tuple[bool, list[str]]:
     """Whether a delete of obj changes its finalizers, and the finalizers it leaves: the others as they are,
     then "orphan" or "foregroundDeletion" as asked for."""
@@ -64,7 +74,7 @@ def deletion_finalizers(
     new = [f for f in current if f not in GC_FINALIZERS]
     if should_orphan_dependents(policy, current, propagation, orphan_dependents):
         new.append(FINALIZER_ORPHAN_DEPENDENTS)
-    if should_delete_dependents(policy, current, propagation, orphan_dependents):
+    if should_delete_dependents(policy, current, propagation, orphan_dependents, orphan_false_is_foreground):
         new.append(FINALIZER_DELETE_DEPENDENTS)
     if set(new) == set(current):
         return False, current

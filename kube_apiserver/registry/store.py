@@ -482,14 +482,28 @@ class Store:
                 # BeforeDelete: marked with no grace period left, by a delete that failed between its mark and
                 # its removal; it goes now
                 grace = None
+            if grace and meta.get("deletionTimestamp") and (meta.get("deletionGracePeriodSeconds") or 0) > 0:
+                # BeforeDelete's pendingGraceful: a graceful deletion under way may only be shortened; a delete
+                # that does not shorten it changes nothing, its finalizers included (errAlreadyDeleting)
+                given = options.grace_period_seconds
+                if given is None or max(given, 1) >= meta["deletionGracePeriodSeconds"]:
+                    return DeleteResult(current.obj, False)
             gc_update, finalizers = self._gc_finalizers(current.obj, options)
             pending = current.obj
             if gc_update:  # judged with the finalizers the delete leaves (it may take the last one off)
                 pending = {**current.obj, "metadata": {**meta, "finalizers": finalizers}}
-            if self.strategy.has_finalizers(pending) or grace:
-                return DeleteResult(await self._mark_deleting(key, grace or 0, options), False)
             last, preconditions = current.obj, options.preconditions
-            if grace == 0:
+            marked = False
+            if self.strategy.has_finalizers(pending) or grace:
+                try:
+                    return DeleteResult(await self._mark_deleting(key, grace or 0, options, may_delete=True), False)
+                except _DeleteNow as e:
+                    # the finalizers went meanwhile (the object as the mark found it): errDeleteNow, removed
+                    # now, on condition that it is still that state
+                    last, marked = e.obj, True
+                    uid = preconditions.uid if preconditions is not None else None
+                    preconditions = Preconditions(uid=uid, resource_version=e.resource_version)
+            if grace == 0 and not marked:
                 # A graceful kind deleted at once (a pod never scheduled, a forced delete) is marked first, as
                 # BeforeDelete does (deletionTimestamp now, grace 0, generation + 1): its watchers see that
                 # MODIFIED event before the DELETED one, and the answer is the marked object.
@@ -506,9 +520,21 @@ class Store:
         self._notify(last, None)
         return DeleteResult(gone.obj, True)
 
-    async def _mark_deleting(self, key: str, grace: int, options: DeleteOptions) -> dict[str, Any]:
+    async def _mark_deleting(
+        self, key: str, grace: int, options: DeleteOptions, may_delete: bool = False
+    ) -> dict[str, Any]:
+        """Mark the object for deletion (deletionTimestamp, the collector's finalizers). may_delete: a delete
+        that found finalizers pending; if the object has none left by the time it is marked (they went
+        meanwhile) and no grace period runs, _DeleteNow is raised instead (updateForGracefulDeletionAndFinalizers
+        decides this on the object it updates, not on an earlier read)."""
+
         def mark(old: dict[str, Any] | None) -> dict[str, Any]:
             assert old is not None
+            if may_delete and not grace:
+                gc_update, finalizers = self._gc_finalizers(old, options)
+                left = {**old, "metadata": {**metautil.metadata(old), "finalizers": finalizers}} if gc_update else old
+                if not self.strategy.has_finalizers(left):
+                    raise _DeleteNow(str(metautil.metadata(old).get("resourceVersion") or ""), old)
             meta = metautil.metadata(old)
             generation = meta.get("generation")
             if not meta.get("deletionTimestamp") and isinstance(generation, int) and generation > 0:
@@ -541,7 +567,13 @@ class Store:
         if not self.garbage_collection:
             return False, []
         policy = self.strategy.default_garbage_collection_policy
-        return deletion_finalizers(obj, policy, options.propagation_policy, options.orphan_dependents)
+        return deletion_finalizers(
+            obj,
+            policy,
+            options.propagation_policy,
+            options.orphan_dependents,
+            self.strategy.orphan_false_is_foreground,
+        )
 
     async def delete_collection(self, namespace: str, opts: ListOptions, options: DeleteOptions) -> None:
         await self.delete_listed((await self.list(namespace, opts)).items, options)
@@ -559,6 +591,15 @@ class Store:
     def _notify(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         for fn in self.after_write:
             fn(old, new)
+
+
+class _DeleteNow(Exception):  # noqa: N818 - upstream's errDeleteNow
+    """A delete that meant to mark the object found no finalizer left on it: it is removed instead."""
+
+    def __init__(self, resource_version: str, obj: dict[str, Any]) -> None:
+        super().__init__(resource_version)
+        self.resource_version = resource_version
+        self.obj = obj
 
 
 class _EmptiedFinalizers(Exception):  # noqa: N818 - upstream's errEmptiedFinalizers

@@ -155,6 +155,8 @@ class RESTStrategy:
     # Whether marking the object for deletion records metadata.deletionGracePeriodSeconds (the generic
     # store's markAsDeleting does; a namespace's own Delete sets only the timestamp).
     records_deletion_grace_period = True
+    # Whether orphanDependents=false puts the foregroundDeletion finalizer on the object (namespaces only).
+    orphan_false_is_foreground = False
 
     # --- defaults (applied to every object a client writes, before prepare and validate) ---
 

@@ -369,6 +369,15 @@ def test_a_pods_service_account_must_exist(server, ns):
         "strict does not reference that secret"
     ) in r.stderr
     spec["volumes"][0]["secret"]["secretName"] = "ok"
+    # envFrom counts too (CVE-2024-3177), for init containers as well
+    init = {"name": "i", "image": "busybox", "envFrom": [{"secretRef": {"name": "bad"}}]}
+    r = _create_pod(
+        server, ns, {"metadata": {"name": "strict"}, "spec": {**spec, "initContainers": [init]}}, check=False
+    )
+    assert (
+        'pods "strict" is forbidden: init container i with envFrom referencing secret.secretName="bad" is not '
+        "allowed because service account strict does not reference that secret"
+    ) in r.stderr
     _create_pod(server, ns, {"metadata": {"name": "strict"}, "spec": spec})
 
 
@@ -382,6 +391,12 @@ def test_mirror_pods_reference_no_service_account(server, ns):
     bad = {"metadata": {"name": "m2", "annotations": mirror}, "spec": {**node, "serviceAccountName": "default"}}
     r = _create_pod(server, ns, bad, check=False)
     assert 'pods "m2" is forbidden: a mirror pod may not reference service accounts' in r.stderr
+    # any volume that names a secret, before a token projection
+    csi = {"name": "v", "csi": {"driver": "d.example.com", "nodePublishSecretRef": {"name": "s"}}}
+    token = {"name": "t", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}
+    bad = {"metadata": {"name": "m3", "annotations": mirror}, "spec": {**node, "volumes": [csi, token]}}
+    r = _create_pod(server, ns, bad, check=False)
+    assert 'pods "m3" is forbidden: a mirror pod may not reference secrets' in r.stderr
 
 
 def test_a_pod_in_a_new_namespace_waits_for_its_default_service_account(server, api_client):

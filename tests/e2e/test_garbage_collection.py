@@ -165,12 +165,19 @@ def test_delete_options_and_their_answers(server, ns):
     r = server.request("DELETE", f"{base}/old-style", json={"orphanDependents": True})
     assert r.status_code == 200, r.text
     assert r.json()["metadata"]["finalizers"] == [HOLD, "orphan"]
-    r = server.request("DELETE", f"{base}/old-style?orphanDependents=maybe")
-    assert r.status_code == 400, r.text
-    assert r.json()["message"] == 'invalid orphanDependents "maybe"'
     # a later delete changes its mind: the finalizers follow the latest policy
     r = server.request("DELETE", f"{base}/old-style?propagationPolicy=Foreground")
     assert r.json()["metadata"]["finalizers"] == [HOLD, "foregroundDeletion"]
+    # the query's orphanDependents as kube converts a *bool: only "0" or "false" is false, anything else true
+    r = server.request("DELETE", f"{base}/old-style?orphanDependents=maybe")
+    assert r.status_code == 200 and r.json()["metadata"]["finalizers"] == [HOLD, "orphan"], r.text
+    r = server.request("DELETE", f"{base}/old-style?orphanDependents=FALSE")
+    assert r.status_code == 202 and r.json()["metadata"]["finalizers"] == [HOLD], r.text
+    # in a body it must be a bool; and with a body the query is not read
+    r = server.request("DELETE", f"{base}/old-style", json={"orphanDependents": "yes"})
+    assert r.status_code == 400, r.text
+    r = server.request("DELETE", f"{base}/old-style?propagationPolicy=Orphan", json={"kind": "DeleteOptions"})
+    assert r.status_code == 200 and r.json()["metadata"]["finalizers"] == [HOLD], r.text
     # dry run: the answer shows the finalizer, nothing is stored
     _configmap(server, ns, "dry", [])
     r = server.request("DELETE", f"{base}/dry?propagationPolicy=Foreground&dryRun=All")
@@ -225,3 +232,52 @@ def test_garbage_collector_off(server_factory):
     srv.kubectl("delete", "deployment", "web", "--cascade=foreground", "--timeout=10s")
     assert srv.kubectl("get", "deployment", "web", check=False).returncode != 0
     assert srv.kubectl("get", "configmap", "dep", check=False).returncode == 0
+
+
+def test_an_owner_waiting_in_the_foreground_goes_once_nothing_blocks_it(server, ns):
+    """addUnblockedOwnersToDeleteQueue: a blocking dependent that drops its reference, or stops blocking,
+    lets its owner go; the owner's finalizers are taken off, not left as an empty list."""
+    for owner_name, change in (("ua", "drop"), ("ub", "unblock")):
+        owner = _deployment(server, ns, owner_name)
+        dep = f"{owner_name}-dep"
+        _configmap(server, ns, dep, [_owner(owner, block=True)], finalizers=[HOLD])
+        server.kubectl("-n", ns, "delete", "deployment", owner_name, "--cascade=foreground", "--wait=false")
+        wait_until(lambda dep=dep: (_get(server, ns, "configmap", dep) or {})["metadata"].get("deletionTimestamp"))
+        refs = [] if change == "drop" else [_owner(owner)]
+        patch = json.dumps({"metadata": {"ownerReferences": refs or None}})
+        server.kubectl("-n", ns, "patch", "configmap", dep, "--type=merge", "-p", patch)
+        _gone(server, ns, "deployment", owner_name)
+        server.kubectl("-n", ns, "patch", "configmap", dep, "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
+    # a pod in its grace period keeps its other metadata; the collector's finalizer goes without a trace
+    web = _deployment(server, ns, "graceful")
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "runs", "ownerReferences": [_owner(web)]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx"}]},
+    }
+    server.kubectl("-n", ns, "create", "-f", "-", input=json.dumps(pod))
+    server.kubectl("-n", ns, "delete", "pod", "runs", "--cascade=foreground", "--wait=false")
+    wait_until(lambda: "finalizers" not in (_get(server, ns, "pod", "runs") or {"metadata": {}})["metadata"])
+    # a second delete that does not shorten the grace period changes nothing, finalizers included
+    r = server.request("DELETE", f"/api/v1/namespaces/{ns}/pods/runs", json={"propagationPolicy": "Orphan"})
+    assert r.status_code == 200 and "finalizers" not in r.json()["metadata"], r.text
+    server.request("DELETE", f"/api/v1/namespaces/{ns}/pods/runs", json={"gracePeriodSeconds": 0})
+
+
+def test_a_reference_to_a_version_not_served_keeps_its_dependent(server, ns):
+    """As upstream's REST mapping of the reference fails for it: the dependent is not collected."""
+    gone = {"apiVersion": "apps/v1beta1", "kind": "Deployment", "name": "old", "uid": str(uuid.uuid4())}
+    _configmap(server, ns, "of-a-beta", [gone])
+    ghost = {"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost", "uid": str(uuid.uuid4())}
+    _configmap(server, ns, "marker", [ghost])
+    _gone(server, ns, "configmap", "marker")  # the collector has been through both
+    assert _get(server, ns, "configmap", "of-a-beta") is not None
+
+
+def test_a_namespace_deleted_with_orphan_dependents_false_waits_in_the_foreground(server):
+    name = f"gc-ns-{uuid.uuid4().hex[:6]}"
+    server.kubectl("create", "namespace", name)
+    r = server.request("DELETE", f"/api/v1/namespaces/{name}", json={"orphanDependents": False})
+    assert r.status_code == 202, r.text
+    assert r.json()["metadata"]["finalizers"] == ["foregroundDeletion"]

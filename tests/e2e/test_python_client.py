@@ -547,9 +547,9 @@ def test_forced_delete_of_a_terminating_pod(core_v1, ns):
     marked = core_v1.delete_namespaced_pod("slow", ns)
     assert marked.metadata.deletion_grace_period_seconds == 30 and marked.metadata.generation == 2
     rv = core_v1.read_namespaced_pod("slow", ns).metadata.resource_version
-    gone = core_v1.delete_namespaced_pod(
-        "slow", ns, grace_period_seconds=0, body=client.V1DeleteOptions(preconditions={"resourceVersion": rv})
-    )
+    # in the body: kube reads the options of a request with a body from the body alone, not the query
+    options = client.V1DeleteOptions(grace_period_seconds=0, preconditions={"resourceVersion": rv})
+    gone = core_v1.delete_namespaced_pod("slow", ns, body=options)
     assert gone.kind == "Pod" and gone.metadata.deletion_grace_period_seconds == 0
     with pytest.raises(ApiException) as exc:
         core_v1.read_namespaced_pod("slow", ns)

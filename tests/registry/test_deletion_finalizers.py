@@ -42,3 +42,10 @@ def _obj(*finalizers: str) -> dict:
 )
 def test_deletion_finalizers(finalizers, policy, propagation, orphan, expected):
     assert deletion_finalizers(_obj(*finalizers), policy, propagation, orphan) == expected
+
+
+def test_namespaces_take_orphan_dependents_false_as_foreground():
+    """The namespace's own Delete: orphanDependents=false leaves foregroundDeletion (the generic store none)."""
+    assert deletion_finalizers(_obj(), DELETE_DEPENDENTS, None, False, True) == (True, ["foregroundDeletion"])
+    assert deletion_finalizers(_obj(), DELETE_DEPENDENTS, None, False) == (False, [])
+    assert deletion_finalizers(_obj(), DELETE_DEPENDENTS, None, True, True) == (True, ["orphan"])

@@ -125,6 +125,14 @@ def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | 
                         f'secret.secretName="{ref.get("name", "")}" is not allowed because service account '
                         f"{sa_name} does not reference that secret"
                     )
+            for env_from in _list(_dict(container).get("envFrom")):
+                ref = _dict(_dict(env_from).get("secretRef"))
+                if ref and ref.get("name") not in mountable:
+                    return (
+                        f"{what} {container.get('name', '')} with envFrom referencing secret.secretName="
+                        f'"{ref.get("name", "")}" is not allowed because service account {sa_name} does not '
+                        "reference that secret"
+                    )
     pull = {s.get("name") for s in _list(sa.get("imagePullSecrets")) if isinstance(s, dict)}
     for i, ref in enumerate(_list(spec.get("imagePullSecrets"))):
         if _dict(ref).get("name") not in pull:
@@ -135,24 +143,52 @@ def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | 
     return None
 
 
-def _mirror_pod_refusal(spec: dict[str, Any]) -> str | None:
-    if spec.get("serviceAccountName"):
-        return "a mirror pod may not reference service accounts"
-    uses_secrets = any(_dict(v).get("secret") for v in _list(spec.get("volumes"))) or bool(
-        _list(spec.get("imagePullSecrets"))
-    )
+# The volume sources that name a secret, and where (podutil.VisitPodSecretNames)
+_SECRET_VOLUME_REFS = (
+    ("secret", "secretName"),
+    ("azureFile", "secretName"),
+    ("cephfs", "secretRef"),
+    ("cinder", "secretRef"),
+    ("flexVolume", "secretRef"),
+    ("iscsi", "secretRef"),
+    ("rbd", "secretRef"),
+    ("scaleIO", "secretRef"),
+    ("storageos", "secretRef"),
+    ("csi", "nodePublishSecretRef"),
+)
+
+
+def _references_secrets(spec: dict[str, Any]) -> bool:
+    if _list(spec.get("imagePullSecrets")):
+        return True
     for field in ("initContainers", "containers", "ephemeralContainers"):
         for container in _list(spec.get(field)):
-            for env in _list(_dict(container).get("env")):
-                uses_secrets |= bool(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
-            uses_secrets |= any(_dict(e).get("secretRef") for e in _list(_dict(container).get("envFrom")))
+            if any(_dict(_dict(e).get("valueFrom")).get("secretKeyRef") for e in _list(_dict(container).get("env"))):
+                return True
+            if any(_dict(e).get("secretRef") for e in _list(_dict(container).get("envFrom"))):
+                return True
     for volume in _list(spec.get("volumes")):
-        projected = _dict(_dict(volume).get("projected"))
-        for source in _list(projected.get("sources")):
-            uses_secrets |= bool(_dict(source).get("secret"))
-            if _dict(source).get("serviceAccountToken"):
-                return "a mirror pod may not use ServiceAccountToken volume projections"
-    return "a mirror pod may not reference secrets" if uses_secrets else None
+        volume = _dict(volume)
+        for source, field in _SECRET_VOLUME_REFS:
+            if field in _dict(volume.get(source)):
+                return True
+        if any(_dict(p).get("secret") for p in _list(_dict(volume.get("projected")).get("sources"))):
+            return True
+    return False
+
+
+def _mirror_pod_refusal(spec: dict[str, Any]) -> str | None:
+    """Validate's checks of a mirror pod, in upstream's order."""
+    if spec.get("serviceAccountName"):
+        return "a mirror pod may not reference service accounts"
+    if _references_secrets(spec):
+        return "a mirror pod may not reference secrets"
+    for volume in _list(spec.get("volumes")):
+        if any(
+            _dict(p).get("serviceAccountToken") for p in _list(_dict(_dict(volume).get("projected")).get("sources"))
+        ):
+            return "a mirror pod may not use ServiceAccountToken volume projections"
+    return None
 
 
 class ServiceAccount:

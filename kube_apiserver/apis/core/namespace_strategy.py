@@ -19,6 +19,9 @@ _BEING_EMPTIED = (
 class NamespaceStrategy(RESTStrategy):
     # namespace REST.Delete sets the deletionTimestamp and the Terminating phase, no grace period
     records_deletion_grace_period = False
+    # the namespace's own Delete (shouldHaveDeleteDependentsFinalizer): orphanDependents=false asks for the
+    # foreground, where the generic store leaves no finalizer for it
+    orphan_false_is_foreground = True
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {}) if isinstance(obj.get("spec"), dict) else obj.setdefault("spec", {})

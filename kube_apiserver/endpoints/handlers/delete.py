@@ -25,27 +25,35 @@ _JOB_DELETE_WARNING = (
 
 
 async def delete_options(scope: RequestScope) -> DeleteOptions:
-    """DeleteOptions from the body (if any) and the query, as kube merges them."""
+    """DeleteOptions from the body or, when there is none, from the query (kube reads one or the other: the
+    query of a request with a body is not looked at)."""
     req = scope.req
     body: dict[str, Any] = {}
     raw = await req.body()
-    if raw.strip():
+    from_body = bool(raw.strip())
+    if from_body:
         media = negotiation.request_media_type(req.header("content-type"))
         decoded = decode_body(raw, media)
         if not isinstance(decoded, dict):
             raise errors.new_bad_request("the body of a delete request must be a DeleteOptions object")
         body = decoded
+
+    def option(name: str) -> Any:
+        if from_body:
+            return body.get(name)
+        return req.param(name) if name in req.query else None
+
     opts = DeleteOptions()
-    grace = req.param("gracePeriodSeconds") or body.get("gracePeriodSeconds")
+    grace = option("gracePeriodSeconds")
     if grace not in (None, ""):
         try:
             opts.grace_period_seconds = int(grace)
         except (TypeError, ValueError):
             raise errors.new_bad_request(f'invalid gracePeriodSeconds "{grace}"') from None
-    policy = req.param("propagationPolicy") or body.get("propagationPolicy")
-    orphan = req.param("orphanDependents") or body.get("orphanDependents")
+    policy = option("propagationPolicy")
+    orphan = option("orphanDependents")
     causes = []  # ValidateDeleteOptions
-    if policy and orphan not in (None, ""):
+    if policy and orphan is not None:
         causes.append(
             errors.field_invalid(
                 "propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"
@@ -55,31 +63,37 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
         causes.append(errors.field_not_supported("propagationPolicy", policy, [*_POLICIES, "nil"]))
     if causes:
         raise errors.new_invalid("meta.k8s.io", "DeleteOptions", "", causes)
-    if orphan not in (None, ""):
-        opts.orphan_dependents = _parse_bool(orphan, "orphanDependents")
+    if orphan is not None:
+        opts.orphan_dependents = _orphan_dependents(orphan, from_body)
     if policy:
         opts.propagation_policy = policy
-    elif orphan in (None, "") and (scope.spec.group, scope.spec.resource) == ("batch", "jobs"):
+    elif orphan is None and (scope.spec.group, scope.spec.resource) == ("batch", "jobs"):
         req.add_warning(_JOB_DELETE_WARNING)
     pre = body.get("preconditions") or {}
     if isinstance(pre, dict) and (pre.get("uid") or pre.get("resourceVersion")):
         opts.preconditions = Preconditions(uid=pre.get("uid"), resource_version=pre.get("resourceVersion"))
-    dry = req.params("dryRun") or body.get("dryRun") or []
+    dry = (body.get("dryRun") if from_body else req.params("dryRun")) or []
     validate_dry_run([str(v) for v in dry] if isinstance(dry, list) else [str(dry)], "DeleteOptions")
     opts.dry_run = bool(dry)
     return opts
 
 
-def _parse_bool(value: Any, name: str) -> bool:
-    """A bool of the body, or of the query as Go's strconv.ParseBool reads it."""
+def _orphan_dependents(value: Any, from_body: bool) -> bool:
+    """orphanDependents of the body (a JSON bool), or of the query as kube converts a query *bool: "0" or
+    "false" in any case is false, anything else (even empty) true."""
     if isinstance(value, bool):
         return value
-    text = str(value)
-    if text in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if text in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    raise errors.new_bad_request(f'invalid {name} "{text}"')
+    if isinstance(value, str) and not from_body:
+        return not (value == "0" or value.lower() == "false")
+    raise errors.new_bad_request(
+        f"json: cannot unmarshal {_json_type(value)} into Go struct field DeleteOptions.orphanDependents of type bool"
+    )
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array"}.get(type(value), "string")
 
 
 async def delete_resource(scope: RequestScope) -> None:

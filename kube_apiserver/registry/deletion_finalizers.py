@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-FINALIZER_ORPHAN_DEPENDENTS = "orphan"
-FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
+from kube_apiserver.runtime.validation.objectmeta import FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS
+
 GC_FINALIZERS = (FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS)
 
 # rest.GarbageCollectionPolicy

@@ -294,6 +294,7 @@ def start_server(data_dir: str | None = None, args: tuple[str, ...] = (), wait: 
 
 
 BARE_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_bare_server.py")
+OPENSSL_FLOOR_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_openssl_floor_server.py")
 
 
 @dataclass
@@ -303,10 +304,10 @@ class BareServer:
 
 
 @contextlib.contextmanager
-def bare_server(data_dir: str, body: bytes) -> Iterator[BareServer]:
+def bare_server(data_dir: str, body: bytes, script: str = BARE_SERVER) -> Iterator[BareServer]:
     """The ceiling of the HTTP benches: bench/_bare_server.py answering every request with body, on a free
     port, over the same TLS as the server of data_dir (its certificate and key, client certificates checked
-    against its CA)."""
+    against its CA). script=OPENSSL_FLOOR_SERVER: the same without uvicorn or an event loop."""
     pki = os.path.join(data_dir, "pki")
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         f.write(body)
@@ -314,7 +315,7 @@ def bare_server(data_dir: str, body: bytes) -> Iterator[BareServer]:
     proc = subprocess.Popen(
         [
             sys.executable,
-            BARE_SERVER,
+            script,
             str(port),
             os.path.join(pki, "apiserver.crt"),
             os.path.join(pki, "apiserver.key"),

@@ -3,7 +3,9 @@ against the ceiling measured in the same run: orjson.dumps of the same list (the
 returned), i.e. what serializing the response alone costs in-process. Target: <= 2x.
 For reference it also times the same bytes served by a bare uvicorn+httptools app over the same TLS (transfer
 alone, written in 64 KiB pieces as the server writes a large list), so one can see how much of the request is
-serving and how much is moving 14 MB through TLS. The timed requests read each body into a buffer the
+serving and how much is moving 14 MB through TLS; and OpenSSL alone: the same bytes sent in one SSL_write from
+a blocking socket (bench/_openssl_floor_server.py: no event loop, no HTTP, no Python per record), which no
+server on OpenSSL does much better than. The timed requests read each body into a buffer the
 connection keeps (every byte is still received and decrypted): a fresh 14 MB buffer per response costs this
 client more in page faults than the decryption, and would be measuring the client.
 It also prints the client's own CPU time per response (receiving and decrypting it, in this one thread):
@@ -32,6 +34,7 @@ from typing import Any
 import orjson
 from _common import (
     CM_PATH,
+    OPENSSL_FLOOR_SERVER,
     TOKEN,
     bare_server,
     connect,
@@ -113,6 +116,10 @@ def main() -> None:
         # reference: the same bytes through a bare server on the same TLS
         with bare_server(data_dir, body) as bare:
             bare_times, bare_cpu, _, _ = time_get(bare.port, ctx, "/", args.repeat)
+        # OpenSSL alone: the same bytes from OpenSSL itself (one SSL_write, no event loop), with the ceiling
+        # measured again right after each request
+        with bare_server(data_dir, body, OPENSSL_FLOOR_SERVER) as floor:
+            floor_times, _, floor_dumps, _ = time_get(floor.port, ctx, "/", args.repeat, orjson.dumps)
         rss = rss_mib(server.pid)
         server.stop()  # the data dir stays (not the server's own)
 
@@ -140,6 +147,12 @@ def main() -> None:
     )
     print(f"ceiling: orjson.dumps of the same list: {d * 1000:.1f} ms")
     print(f"reference: the same bytes from a bare uvicorn over the same TLS: {b * 1000:.1f} ms")
+    floor_pair = median([x / y for x, y in zip(floor_times, floor_dumps, strict=True)])
+    print(
+        f"OpenSSL alone: the same bytes in one SSL_write from a blocking socket (no event loop, no HTTP): "
+        f"{median(floor_times) * 1000:.1f} ms = {floor_pair:.2f}x orjson.dumps (above 2x: on this machine TLS "
+        f"alone costs more than the target allows)"
+    )
     print(
         f"floor: this client's own CPU per response (receive + decrypt): {c * 1000:.1f} ms = {c / d:.2f}x "
         f"orjson.dumps ({bc * 1000:.1f} ms from the bare server)"

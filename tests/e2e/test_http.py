@@ -226,6 +226,30 @@ def test_not_acceptable(server, ns):
     assert body["message"].startswith("only the following media types are accepted: application/json, application/yaml")
 
 
+def test_not_acceptable_writes_nothing(server, ns):
+    """The write handlers negotiate the answer's form before they read the body (NegotiateOutputMediaType
+    comes first in create, update, patch and delete): an Accept they cannot answer is a 406 and nothing is
+    stored; with a bad Content-Type as well, the 406 is what the client gets."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    html = {"Accept": "text/html"}
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "acc"}, "data": {"a": "1"}}
+    status_of(server.request("POST", path, json=cm, headers=html), 406, "NotAcceptable")
+    assert server.request("GET", f"{path}/acc").status_code == 404
+    status_of(
+        server.request("POST", path, data="x", headers={**html, "Content-Type": "text/plain"}), 406, "NotAcceptable"
+    )
+    assert post_cm(server, ns, "acc").status_code == 201
+    before = server.request("GET", f"{path}/acc").json()
+    status_of(
+        server.request("PUT", f"{path}/acc", json={**before, "data": {"a": "2"}}, headers=html), 406, "NotAcceptable"
+    )
+    merge = {**html, "Content-Type": "application/merge-patch+json"}
+    status_of(server.request("PATCH", f"{path}/acc", data='{"data":{"b":"x"}}', headers=merge), 406, "NotAcceptable")
+    status_of(server.request("DELETE", f"{path}/acc", headers=html), 406, "NotAcceptable")
+    status_of(server.request("DELETE", path, headers=html), 406, "NotAcceptable")
+    assert server.request("GET", f"{path}/acc").json() == before
+
+
 def test_wildcard_accept(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "*/*"})
     assert r.status_code == 200 and r.headers["Content-Type"] == "application/json"
@@ -478,7 +502,7 @@ def test_get_list_resource_versions(server, ns):
     assert r.status_code == 504, r.text
     assert r.headers["retry-after"] == "1"
     body = r.json()
-    assert body["reason"] == "Timeout" and body["message"].startswith("Too large resource version: "), body
+    assert body["reason"] == "Timeout" and body["message"].startswith("Timeout: Too large resource version: "), body
     assert body["details"]["causes"] == [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}]
     # A watch that starts with the state from there gets that Status inside a 200 stream, as an ERROR event
     # (the cacher's errWatcher); a plain watch from there waits for what comes
@@ -488,7 +512,7 @@ def test_get_list_resource_versions(server, ns):
     assert r.status_code == 200, r.text
     [event] = [json.loads(line) for line in r.text.splitlines()]
     assert event["type"] == "ERROR" and event["object"]["code"] == 504, event
-    assert event["object"]["message"].startswith("Too large resource version: ")
+    assert event["object"]["message"].startswith("Timeout: Too large resource version: ")
     assert event["object"]["details"]["causes"] == body["details"]["causes"]
     # Not a number, or past a uint64: 400.
     for rv in ("9" * 30, "abc", "\u00b2", "-1"):

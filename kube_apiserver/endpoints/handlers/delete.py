@@ -8,7 +8,13 @@ import orjson
 
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.list import list_items, selection, typed_list_items
-from kube_apiserver.endpoints.handlers.scope import RequestScope, status_success, validate_dry_run, write_object
+from kube_apiserver.endpoints.handlers.scope import (
+    RequestScope,
+    negotiate_output,
+    status_success,
+    validate_dry_run,
+    write_object,
+)
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import DeleteOptions
 from kube_apiserver.runtime import errors
@@ -97,6 +103,7 @@ def _json_type(value: Any) -> str:
 
 
 async def delete_resource(scope: RequestScope) -> None:
+    negotiate_output(scope)
     opts = await delete_options(scope)
     result = await scope.store.delete(scope.namespace, scope.info.name, opts)
     if result.deleted and not scope.store.return_deleted_object:
@@ -120,6 +127,7 @@ async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> No
 async def delete_collection(scope: RequestScope) -> None:
     """DeleteCollection: the list the query selects (limit and continue included: with a limit, one page and
     its continue token), each item deleted (one gone meanwhile is skipped), and that list as the answer."""
+    negotiate_output(scope)
     opts = await delete_options(scope)
     result, next_token = await list_items(scope, selection(scope))
     await scope.store.delete_listed(result.items, opts)

@@ -17,7 +17,7 @@ import orjson
 from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers import apply as apply_handler
 from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, field_validation, typed_decode
-from kube_apiserver.endpoints.handlers.scope import RequestScope, dedup_owner_references, write_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, dedup_owner_references, negotiate_output, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.serializer import max_depth_message, nesting_exceeds
@@ -228,6 +228,7 @@ async def typed_patch(scope: RequestScope, patch: PatchFunc) -> PatchFunc:
 
 
 async def patch_resource(scope: RequestScope, subresource: str = "") -> None:
+    negotiate_output(scope)
     media = patch_media_type(scope)
     if media == APPLY_PATCH:
         # Server-side apply: dispatched here to its own module (it may create the object).

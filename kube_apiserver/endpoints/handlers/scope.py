@@ -195,6 +195,12 @@ def pom_mismatch(spec: ResourceSpec, asked: str, is_list: bool) -> errors.Status
     return errors.StatusError(406, "NotAcceptable", message)
 
 
+def negotiate_output(scope: RequestScope) -> None:
+    """NegotiateOutputMediaType, as the write handlers call it before they read the body: an Accept the
+    answer cannot be written in is a 406 before anything is stored, not after."""
+    negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+
+
 def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
     """checkName (a PUT): the body names the object of the URL, and its namespace, when it has one, is the
     URL's."""

@@ -8,6 +8,7 @@ from kube_apiserver.endpoints.handlers.scope import (
     check_name,
     decode_object,
     dedup_owner_references,
+    negotiate_output,
     write_object,
 )
 from kube_apiserver.registry import fieldmanager
@@ -15,6 +16,7 @@ from kube_apiserver.registry.resource_spec import canonical_order
 
 
 async def update_resource(scope: RequestScope, subresource: str = "") -> None:
+    negotiate_output(scope)
     manager = field_manager_name(scope, "UpdateOptions")
     dry_run = scope.dry_run
     obj = canonical_order(await decode_object(scope), scope.spec)

@@ -474,7 +474,7 @@ class Store:
             if current is None:
                 raise serrors.KeyNotFoundError(key)
             if options.preconditions is not None:
-                options.preconditions.check(key, current.obj)
+                self.strategy.check_delete_preconditions(name, options.preconditions, current.obj)
             self.strategy.check_delete(current.obj)
             grace = self.strategy.check_graceful_delete(current.obj, options.grace_period_seconds)
             meta = current.obj.get("metadata") or {}

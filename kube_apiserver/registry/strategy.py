@@ -11,12 +11,14 @@ from typing import Any
 
 from kube_apiserver.registry.deletion_finalizers import DELETE_DEPENDENTS, ORPHAN_DEPENDENTS, UNSUPPORTED
 from kube_apiserver.registry.resource_spec import ResourceSpec
+from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.schema.structural import schema_for_kind, zero_value
 from kube_apiserver.runtime.scheme import Scheme
 from kube_apiserver.runtime.validation.names import is_dns1035_label
 from kube_apiserver.runtime.validation.objectmeta import validate_object_meta, validate_object_meta_update
+from kube_apiserver.storage.interface import Preconditions
 
 # Fields of an object that are not its "spec" for the purpose of metadata.generation.
 _NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
@@ -157,6 +159,30 @@ class RESTStrategy:
     records_deletion_grace_period = True
     # Whether orphanDependents=false puts the foregroundDeletion finalizer on the object (namespaces only).
     orphan_false_is_foreground = False
+
+    # --- delete ---
+
+    def check_delete_preconditions(self, name: str, preconditions: Preconditions, obj: dict[str, Any]) -> None:
+        """rest.BeforeDelete's check of DeleteOptions.preconditions: a Conflict worded on the Kind (the storage
+        layer's own check, of a write racing the delete, keeps its wording on the resource)."""
+        meta = obj.get("metadata") or {}
+        uid, rv = meta.get("uid", ""), meta.get("resourceVersion", "")
+        if preconditions.uid is not None and preconditions.uid != uid:
+            raise errors.new_conflict(
+                self.spec.group,
+                self.spec.kind,
+                name,
+                f"the UID in the precondition ({preconditions.uid}) does not match the UID in record ({uid}). "
+                "The object might have been deleted and then recreated",
+            )
+        if preconditions.resource_version is not None and preconditions.resource_version != rv:
+            raise errors.new_conflict(
+                self.spec.group,
+                self.spec.kind,
+                name,
+                f"the ResourceVersion in the precondition ({preconditions.resource_version}) does not match the "
+                f"ResourceVersion in record ({rv}). The object might have been modified",
+            )
 
     # --- defaults (applied to every object a client writes, before prepare and validate) ---
 

@@ -359,14 +359,23 @@ def test_delete_preconditions(core_v1, ns):
         core_v1.delete_namespaced_config_map(
             "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(uid="wrong-uid"))
         )
+    # rest.BeforeDelete's words, on the Kind
     assert exc.value.status == 409
-    assert "Precondition failed: UID in precondition: wrong-uid, UID in object meta: " in exc.value.body
+    status = json.loads(exc.value.body)
+    assert status["message"] == (
+        f'Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition (wrong-uid) does not match '
+        f"the UID in record ({obj.metadata.uid}). The object might have been deleted and then recreated"
+    )
+    assert status["details"] == {"name": "pre", "kind": "ConfigMap"}
     with pytest.raises(ApiException) as exc:
         core_v1.delete_namespaced_config_map(
             "pre", ns, body=client.V1DeleteOptions(preconditions=client.V1Preconditions(resource_version="1"))
         )
     assert exc.value.status == 409
-    assert "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " in exc.value.body
+    assert json.loads(exc.value.body)["message"] == (
+        'Operation cannot be fulfilled on ConfigMap "pre": the ResourceVersion in the precondition (1) does not '
+        f"match the ResourceVersion in record ({obj.metadata.resource_version}). The object might have been modified"
+    )
     core_v1.delete_namespaced_config_map(
         "pre",
         ns,
@@ -377,6 +386,38 @@ def test_delete_preconditions(core_v1, ns):
     with pytest.raises(ApiException) as exc:
         core_v1.read_namespaced_config_map("pre", ns)
     assert exc.value.status == 404
+
+
+def test_delete_preconditions_name_the_kind_with_its_group_and_namespaces_their_resource(core_v1, apps_v1, ns):
+    dep = apps_v1.create_namespaced_deployment(
+        ns,
+        {
+            "metadata": {"name": "pre"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "pre"}},
+                "template": {
+                    "metadata": {"labels": {"app": "pre"}},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]},
+                },
+            },
+        },
+    )
+    with pytest.raises(ApiException) as exc:
+        apps_v1.delete_namespaced_deployment("pre", ns, body={"preconditions": {"uid": "wrong"}})
+    status = json.loads(exc.value.body)
+    assert status["message"].startswith(
+        f'Operation cannot be fulfilled on Deployment.apps "pre": the UID in the precondition (wrong) does not match '
+        f"the UID in record ({dep.metadata.uid})"
+    )
+    assert status["details"] == {"name": "pre", "group": "apps", "kind": "Deployment"}
+    # the namespace REST checks them itself, in the storage layer's words
+    uid = core_v1.read_namespace(ns).metadata.uid
+    with pytest.raises(ApiException) as exc:
+        core_v1.delete_namespace(ns, body={"preconditions": {"uid": "wrong"}})
+    assert json.loads(exc.value.body)["message"] == (
+        f'Operation cannot be fulfilled on namespaces "{ns}": Precondition failed: UID in precondition: wrong, '
+        f"UID in object meta: {uid}"
+    )
 
 
 def test_dry_run_create_leaves_nothing(core_v1, ns):

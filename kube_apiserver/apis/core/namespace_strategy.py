@@ -8,6 +8,8 @@ from typing import Any
 from kube_apiserver.apis.core.defaults.other import set_defaults_namespace
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.runtime import errors
+from kube_apiserver.storage.errors import InvalidObjError
+from kube_apiserver.storage.interface import Preconditions
 
 FINALIZER_KUBERNETES = "kubernetes"
 _BEING_EMPTIED = (
@@ -72,6 +74,13 @@ class NamespaceStrategy(RESTStrategy):
 
     def has_finalizers(self, obj: dict[str, Any]) -> bool:
         return super().has_finalizers(obj) or bool((obj.get("spec") or {}).get("finalizers"))
+
+    def check_delete_preconditions(self, name: str, preconditions: Preconditions, obj: dict[str, Any]) -> None:
+        """namespace REST.Delete checks the preconditions itself, in the storage layer's words, on the resource."""
+        try:
+            preconditions.check(name, obj)
+        except InvalidObjError as e:
+            raise errors.new_conflict("", "namespaces", name, str(e)) from None
 
     def check_delete(self, obj: dict[str, Any]) -> None:
         """namespace REST.Delete: a namespace already terminating, with spec.finalizers left, is being emptied."""

@@ -163,7 +163,8 @@ def new_request_entity_too_large(limit: int) -> StatusError:
 
 
 def new_timeout(message: str) -> StatusError:
-    return StatusError(504, "Timeout", message, details=False)
+    """NewTimeoutError, which prefixes its message with "Timeout: "."""
+    return StatusError(504, "Timeout", f"Timeout: {message}", details=False)
 
 
 def new_internal_error(err: str) -> StatusError:

@@ -107,9 +107,7 @@ def with_timeout(app: ASGIApp, request_timeout: float) -> ASGIApp:
             if not response_state(scope).started:
                 await send_status_error(
                     send,
-                    new_timeout(
-                        "Timeout: request did not complete within requested timeout - context deadline exceeded"
-                    ),
+                    new_timeout("request did not complete within requested timeout - context deadline exceeded"),
                 )
         finally:
             deadline.stop()

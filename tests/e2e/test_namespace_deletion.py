@@ -192,3 +192,33 @@ def test_custom_resources_are_admitted_after_their_crd_changes(server):
         assert res.returncode == 1
         assert 'namespaces "nsdel-gone" not found' in res.stderr, res.stderr
     server.kubectl("delete", "crd", "gadgets.nsdel.example.com", "--wait=false")
+
+
+def test_namespace_status_phase_follows_the_deletion_timestamp(server):
+    """ValidateNamespaceStatusUpdate: through /status the phase may only be Active without a
+    deletionTimestamp and Terminating with one."""
+    server.create_namespace("nsdel-phase")
+    path = "/api/v1/namespaces/nsdel-phase/status"
+    ns = server.request("GET", path).json()
+    r = server.request("PUT", path, json={**ns, "status": {"phase": "Terminating"}})
+    assert (r.status_code, r.json()["message"]) == (
+        422,
+        'Namespace "nsdel-phase" is invalid: status.Phase: Invalid value: "Terminating": '
+        "may only be 'Active' if `deletionTimestamp` is empty",
+    )
+    assert r.json()["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": "Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty",
+            "field": "status.Phase",
+        }
+    ]
+    server.kubectl("delete", "ns", "nsdel-phase", "--wait=false")
+    ns = server.request("GET", path).json()
+    r = server.request("PUT", path, json={**ns, "status": {"phase": "Active"}})
+    assert (r.status_code, r.json()["message"]) == (
+        422,
+        'Namespace "nsdel-phase" is invalid: status.Phase: Invalid value: "Active": '
+        "may only be 'Terminating' if `deletionTimestamp` is not empty",
+    )
+    _wait_gone(server, "/api/v1/namespaces/nsdel-phase")

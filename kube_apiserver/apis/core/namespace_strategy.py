@@ -8,6 +8,7 @@ from typing import Any
 from kube_apiserver.apis.core.defaults.other import set_defaults_namespace
 from kube_apiserver.registry.strategy import RESTStrategy
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.storage.errors import InvalidObjError
 from kube_apiserver.storage.interface import Preconditions
 
@@ -71,6 +72,24 @@ class NamespaceStrategy(RESTStrategy):
             meta["labels"] = labels
             return out
         return super().prepare_for_subresource_update(subresource, new, old)
+
+    def validate_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> list[StatusCause]:
+        """ValidateNamespaceStatusUpdate: the phase follows the deletionTimestamp (Active without one,
+        Terminating with one), so a status write cannot put a namespace in a phase of its own."""
+        if subresource != "status":
+            return super().validate_subresource_update(subresource, new, old)
+        phase = (new.get("status") or {}).get("phase", "")
+        if not (new.get("metadata") or {}).get("deletionTimestamp"):
+            if phase != "Active":
+                return [
+                    errors.field_invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")
+                ]
+        elif phase != "Terminating":
+            detail = "may only be 'Terminating' if `deletionTimestamp` is not empty"
+            return [errors.field_invalid("status.Phase", phase, detail)]
+        return []
 
     def has_finalizers(self, obj: dict[str, Any]) -> bool:
         return super().has_finalizers(obj) or bool((obj.get("spec") or {}).get("finalizers"))

@@ -650,15 +650,45 @@ def test_put_body_names_the_object_of_the_url(server, ns):
     path = f"/api/v1/namespaces/{ns}/configmaps/named"
     cases = [
         ({"name": "other"}, "the name of the object (other) does not match the name on the URL (named)"),
-        ({}, "the name of the object () does not match the name on the URL (named)"),
+        ({}, "the name of the object (named based on URL) was undeterminable: name must be provided"),
         (
             {"name": "named", "namespace": "elsewhere"},
-            f"the namespace of the object (elsewhere) does not match the namespace on the URL ({ns})",
+            f"the namespace of the object (elsewhere) does not match the namespace on the request ({ns})",
         ),
     ]
     for meta, message in cases:
         r = server.request("PUT", path, json={"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta})
         assert (r.status_code, r.json()["reason"], r.json()["message"]) == (400, "BadRequest", message)
+
+
+def test_patched_object_names_the_object_of_the_url(server, ns):
+    """checkName runs on a patch's result too: kube's words for another name, no name, another namespace."""
+    server.kubectl("-n", ns, "create", "configmap", "patched")
+    cases = [
+        (
+            "merge",
+            '{"metadata":{"name":"zz"}}',
+            "the name of the object (zz) does not match the name on the URL (patched)",
+        ),
+        (
+            "json",
+            '[{"op":"remove","path":"/metadata/name"}]',
+            "the name of the object (patched based on URL) was undeterminable: name must be provided",
+        ),
+        (
+            "merge",
+            '{"metadata":{"namespace":"elsewhere"}}',
+            f"the namespace of the object (elsewhere) does not match the namespace on the request ({ns})",
+        ),
+    ]
+    for patch_type, patch, message in cases:
+        res = server.kubectl("-n", ns, "patch", "cm", "patched", "--type", patch_type, "-p", patch, check=False)
+        assert res.stderr.strip() == f"Error from server (BadRequest): {message}"
+    # a patch that drops the namespace keeps the object where the URL says
+    server.kubectl(
+        "-n", ns, "patch", "cm", "patched", "--type", "json", "-p", '[{"op":"remove","path":"/metadata/namespace"}]'
+    )
+    assert server.kubectl("-n", ns, "get", "cm", "patched", "-o", "jsonpath={.metadata.namespace}").stdout == ns
 
 
 def test_explain(server):

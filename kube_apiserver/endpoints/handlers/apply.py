@@ -129,7 +129,7 @@ def _check_name(obj: dict[str, Any], name: str, namespace: str) -> None:
     obj_ns = meta.get("namespace", "")
     if namespace and isinstance(obj_ns, str) and obj_ns and obj_ns != namespace:
         raise errors.new_bad_request(
-            f"the namespace of the object ({obj_ns}) does not match the namespace on the URL ({namespace})"
+            f"the namespace of the object ({obj_ns}) does not match the namespace on the request ({namespace})"
         )
 
 

@@ -206,12 +206,16 @@ def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
     URL's."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     name, url_name = meta.get("name") or "", scope.info.name
+    if not name:  # the namer's errEmptyName
+        raise errors.new_bad_request(
+            f"the name of the object ({url_name} based on URL) was undeterminable: name must be provided"
+        )
     if name != url_name:
         raise errors.new_bad_request(f"the name of the object ({name}) does not match the name on the URL ({url_name})")
     namespace = meta.get("namespace") or ""
     if scope.namespace and namespace and namespace != scope.namespace:
         raise errors.new_bad_request(
-            f"the namespace of the object ({namespace}) does not match the namespace on the URL ({scope.namespace})"
+            f"the namespace of the object ({namespace}) does not match the namespace on the request ({scope.namespace})"
         )
 
 

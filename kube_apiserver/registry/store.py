@@ -202,8 +202,12 @@ class Store:
         obj = canonical_order(obj, self.spec)  # every create: from a request, an apply or the server itself
         meta = metautil.metadata(obj)
         self._prepare_namespace(obj, namespace)
-        if meta.get("resourceVersion"):
+        rv = meta.get("resourceVersion")
+        if isinstance(rv, str) and rv.isascii() and rv.isdigit() and int(rv):
+            # kube's storage refuses only a resourceVersion it can parse as a revision (with a 500, a 400 here);
+            # one it cannot parse ("-1") is dropped like the rest of the system fields
             raise errors.new_bad_request("resourceVersion should not be set on objects to be created")
+        meta.pop("resourceVersion", None)
         for admit in self.admit_create:
             await admit(obj)
         for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
@@ -236,16 +240,29 @@ class Store:
                         raise serrors.KeyExistsError(key)
                     return _not_stored(obj, key)
                 created = await self.storage.create(key, obj)
-            except serrors.KeyExistsError as e:
+            except serrors.KeyExistsError:
                 if generated and attempt + 1 < _GENERATE_NAME_RETRIES:
                     meta["name"] = metautil.generate_name(meta["generateName"])
                     continue
-                raise self._interpret(e, name) from None
+                raise self._already_exists(key, name, bool(meta.get("generateName"))) from None
             except serrors.StorageError as e:
                 raise self._interpret(e, name) from None
             self._notify(None, created.obj)
             return created
         raise AssertionError("unreachable")
+
+    def _already_exists(self, key: str, name: str, generate_name: bool) -> errors.StatusError:
+        """The create's AlreadyExists: CheckGeneratedNameError's for an object with a generateName (the name
+        it was given is taken: retry after 1 s), and prefixed as kube does when the existing object is
+        being deleted (a client recreating it must wait for it to go)."""
+        if generate_name:
+            err = errors.new_generate_name_conflict(self.spec.group, self.spec.resource, name)
+        else:
+            err = errors.new_already_exists(self.spec.group, self.spec.resource, name)
+        existing = self.storage.get_cached(key)
+        if existing is not None and (existing.obj.get("metadata") or {}).get("deletionTimestamp"):
+            err.message = f"object is being deleted: {err.message}"
+        return err
 
     def _admit(self, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         for admit in self.admission:

@@ -94,6 +94,20 @@ def new_already_exists(group: str, resource: str, name: str) -> StatusError:
     )
 
 
+def new_generate_name_conflict(group: str, resource: str, name: str) -> StatusError:
+    """NewGenerateNameConflict: a generated name was taken; the client may retry after a second."""
+    return StatusError(
+        409,
+        "AlreadyExists",
+        f'{qualified(resource, group)} "{name}" already exists, the server was not able to generate a unique name '
+        "for the object",
+        name,
+        group,
+        resource,
+        retry_after_seconds=1,
+    )
+
+
 def new_conflict(group: str, resource: str, name: str, err: str) -> StatusError:
     return StatusError(
         409,

@@ -61,6 +61,43 @@ def test_already_exists(server, ns):
     assert list(body) == STATUS_KEYS
 
 
+def test_already_exists_of_a_generated_name_and_of_an_object_being_deleted(server, ns):
+    """CheckGeneratedNameError: an object with a generateName whose name is taken is the generate-name
+    conflict (retry after 1 s); an existing object that is being deleted is said to be (store.Create)."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    assert post_cm(server, ns, "g-taken").status_code == 201
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "g-taken", "generateName": "g-"}}
+    r = server.request("POST", path, json=cm)
+    body = status_of(r, 409, "AlreadyExists")
+    assert body["message"] == (
+        'configmaps "g-taken" already exists, the server was not able to generate a unique name for the object'
+    )
+    assert body["details"] == {"name": "g-taken", "kind": "configmaps", "retryAfterSeconds": 1}
+    assert r.headers["Retry-After"] == "1"
+    held = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held", "finalizers": ["example.com/x"]}}
+    assert server.request("POST", path, json=held).status_code == 201
+    assert server.request("DELETE", f"{path}/held").status_code == 200
+    body = status_of(post_cm(server, ns, "held"), 409, "AlreadyExists")
+    assert body["message"] == 'object is being deleted: configmaps "held" already exists'
+    server.request(
+        "PATCH",
+        f"{path}/held",
+        data='{"metadata":{"finalizers":null}}',
+        headers={"Content-Type": "application/merge-patch+json"},
+    )
+
+
+def test_create_drops_a_resource_version_it_cannot_parse(server, ns):
+    """kube's storage refuses only a resourceVersion that parses as a revision; "-1" is dropped."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rv-neg", "resourceVersion": "-1"}}
+    r = server.request("POST", path, json=cm)
+    assert r.status_code == 201 and r.json()["metadata"]["resourceVersion"] != "-1"
+    cm["metadata"] = {"name": "rv-set", "resourceVersion": "5"}
+    body = status_of(server.request("POST", path, json=cm), 400, "BadRequest")
+    assert body["message"] == "resourceVersion should not be set on objects to be created"
+
+
 def test_body_too_large(server, ns):
     big = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"}, "data": {"k": "x" * (3 << 20)}}
     r = server.request(

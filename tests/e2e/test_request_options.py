@@ -46,6 +46,15 @@ def test_delete_options_are_validated(server, ns):
     assert message == (
         'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"'
     )
+    # a body is decoded as DeleteOptions: another kind, or a kind that is not a string, is refused
+    r = server.request("DELETE", path, json={"kind": "ConfigMap", "apiVersion": "v1"})
+    assert (r.status_code, r.json()["message"]) == (400, 'no kind "ConfigMap" is registered for version "v1"')
+    r = server.request("DELETE", path, json={"kind": True})
+    assert (r.status_code, r.json()["message"]) == (
+        400,
+        "couldn't get version/kind; json parse error: json: cannot unmarshal bool into Go struct field .kind of type "
+        "string",
+    )
     assert server.request("GET", path).status_code == 200  # none of them deleted it
 
 

@@ -42,6 +42,20 @@ async def delete_options(scope: RequestScope) -> DeleteOptions:
         decoded = decode_body(raw, media)
         if not isinstance(decoded, dict):
             raise errors.new_bad_request("the body of a delete request must be a DeleteOptions object")
+        kind = decoded.get("kind")
+        for field in ("apiVersion", "kind"):
+            if decoded.get(field) is not None and not isinstance(decoded[field], str):
+                raise errors.new_bad_request(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal "
+                    f"{_json_type(decoded[field])} into Go struct field .{field} of type string"
+                )
+        if kind not in (None, "", "DeleteOptions"):
+            # kube decodes the body as DeleteOptions: another kind is not one it can decode into (a 500 in
+            # kube, whose decoder error is not a Status; a 400 here), and nothing is deleted
+            raise errors.new_bad_request(
+                f"no kind {orjson.dumps(kind).decode()} is registered for version "
+                f"{orjson.dumps(decoded.get('apiVersion') or '').decode()}"
+            )
         body = decoded
 
     def option(name: str) -> Any:
@@ -97,6 +111,9 @@ def _orphan_dependents(value: Any, from_body: bool) -> bool:
 
 
 def _json_type(value: Any) -> str:
+    """The JSON type encoding/json names in an UnmarshalTypeError."""
+    if isinstance(value, bool):
+        return "bool"
     if isinstance(value, (int, float)):
         return "number"
     return {dict: "object", list: "array"}.get(type(value), "string")

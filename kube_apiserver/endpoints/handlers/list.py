@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
 from operator import attrgetter
 from typing import Any
 
@@ -23,6 +24,7 @@ from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.fields import SelectorParseError, escape_value, parse_field_selector
+from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import encode_yaml
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.interface import ListOptions, ListResult
@@ -97,12 +99,15 @@ _MAX_RESOURCE_VERSION = 2**64 - 1  # a uint64 in Go
 
 
 def parse_resource_version(value: str, field: str = "resourceVersion") -> int:
+    """APIObjectVersioner.ParseResourceVersion: a uint64 in ASCII digits ("²" is a digit to str.isdigit, not
+    to strconv), refused as the storage layer's list options refuse it."""
     if value == "":
         return 0
-    # ASCII digits only (str.isdigit also takes "²" and other scripts' digits), and no more than a uint64
-    if not (value.isascii() and value.isdigit()) or int(value) > _MAX_RESOURCE_VERSION:
-        raise errors.new_bad_request(f'invalid resource version "{value}"')
-    return int(value)
+    if value.isascii() and value.isdigit() and int(value) <= _MAX_RESOURCE_VERSION:
+        return int(value)
+    reason = "value out of range" if value.isascii() and value.isdigit() else "invalid syntax"
+    cause = errors.field_invalid(field, value, f"strconv.ParseUint: parsing {go_quote(value)}: {reason}")
+    raise errors.new_bad_request(f"invalid resource version: {field}: {cause.message}")
 
 
 def encode_continue(revision: int, start_key_suffix: str) -> str:
@@ -110,17 +115,37 @@ def encode_continue(revision: int, start_key_suffix: str) -> str:
     return base64.urlsafe_b64encode(token).decode().rstrip("=")
 
 
+# storage.DecodeContinue's errors, which the list options' check answers as "invalid continue token: ..."
+_INVALID_KEY = "continue key is not valid"
+_INVALID_START_RV = f"{_INVALID_KEY}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
+_EMPTY_START_KEY = f"{_INVALID_KEY}: encoded start key empty (version meta.k8s.io/v1)"
+
+
 def decode_continue(token: str) -> tuple[int, str]:
+    """The revision and start key of a continue token, or the 400 kube answers for one it cannot use."""
+
+    def invalid(reason: str) -> errors.StatusError:
+        return errors.new_bad_request(f"invalid continue token: {reason}")
+
     try:
         data = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        if data.get("v") != "meta.k8s.io/v1" or not isinstance(data.get("rv"), int):
-            raise ValueError("bad version")
-        start = data.get("start", "")
-        if not isinstance(start, str) or start.startswith("/") or ".." in start.split("/"):
-            raise ValueError("bad start")
-        return data["rv"], start
-    except (ValueError, binascii.Error, orjson.JSONDecodeError, AttributeError):
-        raise errors.new_bad_request("continue key is not valid: incorrect encoded start resourceVersion") from None
+    except (ValueError, binascii.Error) as e:
+        raise invalid(f"{_INVALID_KEY}: {e}") from None
+    if not isinstance(data, dict):
+        raise invalid(f"{_INVALID_KEY}: the token is not a JSON object")
+    version, rv, start = data.get("v"), data.get("rv", 0), data.get("start", "")
+    if version != "meta.k8s.io/v1":
+        raise invalid(f"{_INVALID_KEY}: server does not recognize this encoded version {version or ''}".rstrip())
+    if not isinstance(rv, int) or isinstance(rv, bool) or not isinstance(start, str):
+        raise invalid(f"{_INVALID_KEY}: the token's fields are not of their types")
+    if rv == 0:
+        raise invalid(_INVALID_START_RV)
+    if not start:
+        raise invalid(_EMPTY_START_KEY)
+    key = start if start.startswith("/") else "/" + start
+    if "/" + posixpath.normpath(key).lstrip("/") != key:
+        raise invalid(f"{_INVALID_KEY}: {start}")  # a key that path.Clean changes: "..", "//" and the like
+    return rv, key[1:]
 
 
 def selection(scope: RequestScope) -> Predicate | None:
@@ -230,8 +255,9 @@ async def list_resource(scope: RequestScope) -> None:
     objects = [i.obj for i in result.items]
     if out.form == "table":
         printed = [table_form(scope, i) for i in result.items]
-        table = to_table(spec, printed, list_meta=list_meta, include=include_object(scope), version=out.version)
-        await send_bytes(send, 200, orjson.dumps(table))
+        include = include_object(scope)
+        table = to_table(spec, printed, list_meta=list_meta, include=include, version=out.version, served=objects)
+        await send_bytes(send, 200, negotiation.encode_transformed(out, table), out.content_type)
     elif out.form == "pom":
         pom = {
             "kind": "PartialObjectMetadataList",
@@ -239,7 +265,7 @@ async def list_resource(scope: RequestScope) -> None:
             "metadata": list_meta,
             "items": [partial_object_metadata(o, out.version) for o in objects],
         }
-        await send_bytes(send, 200, orjson.dumps(pom))
+        await send_bytes(send, 200, negotiation.encode_transformed(out, pom), out.content_type)
     else:
         items = typed_list_items(spec, objects)
         doc = {"apiVersion": spec.group_version, "items": items, "kind": spec.list_kind, "metadata": list_meta}

@@ -56,6 +56,8 @@ def field_set(spec: ResourceSpec, obj: dict[str, Any]) -> dict[str, str]:
     if spec.namespaced:
         fields["metadata.namespace"] = meta.get("namespace", "")
     for name, path in spec.selectable_fields.items():
+        if not path:  # a label the kind accepts but never sets: it compares as ""
+            continue
         value = _lookup(obj, path)
         fields[name] = value if value else _unset_value(spec.group, spec.version, spec.kind, path)
     return fields

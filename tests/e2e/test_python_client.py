@@ -132,6 +132,9 @@ def test_field_selectors_read_unset_fields_as_go_zero_values(core_v1, ns):
     )
     assert names(core_v1.list_namespaced_pod(ns, field_selector="spec.hostNetwork=false").items) == ["plain"]
     assert names(core_v1.list_namespaced_pod(ns, field_selector="spec.hostNetwork=true").items) == ["hostnet"]
+    # status.podIPs is a label the v1 conversion accepts and the pod's selectable fields never set: always ""
+    assert names(core_v1.list_namespaced_pod(ns, field_selector="status.podIPs=").items) == ["hostnet", "plain"]
+    assert names(core_v1.list_namespaced_pod(ns, field_selector="status.podIPs=10.0.0.1").items) == []
     node = client.V1Node(metadata=client.V1ObjectMeta(name=f"{ns}-node"))
     core_v1.create_node(node)
     try:

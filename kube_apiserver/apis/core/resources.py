@@ -50,7 +50,8 @@ POD_FIELDS: dict[str, str] = {
     "status.podIP": "status.podIP",  # upstream: status.podIPs[0].ip, which v1 mirrors in status.podIP
     "status.nominatedNodeName": "status.nominatedNodeName",
     "spec.host": "spec.nodeName",  # legacy alias the v1 conversion rewrites to spec.nodeName
-    # "status.podIPs" is accepted by the conversion but never set by ToSelectableFields (always "").
+    # accepted by the conversion but never set by ToSelectableFields: always "" ("" here: no path)
+    "status.podIPs": "",
 }
 EVENT_FIELDS: dict[str, str] = {
     "involvedObject.kind": "involvedObject.kind",

@@ -1,10 +1,11 @@
 """Admission plugin flags (AdmissionOptions: --enable-admission-plugins, --disable-admission-plugins).
 
 Every plugin name kube-apiserver 1.33 registers is accepted, so command lines written for it (envtest
-passes --disable-admission-plugins=ServiceAccount) work here. Of them this server runs NamespaceLifecycle,
-LimitRanger, TaintNodesByCondition, Priority, DefaultTolerationSeconds and DefaultStorageClass (all on by
-default in kube-apiserver), which
---disable-admission-plugins turns off; enabling one it does not run is said in a warning at start."""
+passes --disable-admission-plugins=ServiceAccount) work here. Of them this server runs those of
+admission.plugins.RUN (NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity,
+Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection and DefaultIngressClass,
+all on by default in kube-apiserver), which --disable-admission-plugins turns off; enabling one it does not run
+is said in a warning at start."""
 
 from __future__ import annotations
 
@@ -112,8 +113,9 @@ def add_flags(p: argparse.ArgumentParser) -> None:
         type=_names,
         default=[],
         help="admission plugins that should be enabled in addition to default enabled ones (comma separated). "
-        "Of kube-apiserver's plugins this server runs NamespaceLifecycle, LimitRanger, TaintNodesByCondition, "
-        "Priority, DefaultTolerationSeconds and DefaultStorageClass; the others are accepted and reported.",
+        "Of kube-apiserver's plugins this server runs NamespaceLifecycle, LimitRanger, ServiceAccount, "
+        "TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, "
+        "StorageObjectInUseProtection and DefaultIngressClass; the others are accepted and reported.",
     )
     p.add_argument(
         "--disable-admission-plugins",

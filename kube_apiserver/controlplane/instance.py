@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kube_apiserver.admission.plugins import RUN as ADMISSION_PLUGINS
-from kube_apiserver.admission.plugins import taint_nodes_by_condition
+from kube_apiserver.admission.plugins import storage_object_in_use_protection, taint_nodes_by_condition
 from kube_apiserver.admission.plugins.default_ingress_class import DefaultIngressClass
 from kube_apiserver.admission.plugins.default_storage_class import DefaultStorageClass
 from kube_apiserver.admission.plugins.default_toleration_seconds import DefaultTolerationSeconds
@@ -39,6 +39,10 @@ from kube_apiserver.authorization.rbac.install import install_rbac
 from kube_apiserver.controllers.disruption import DisruptionController
 from kube_apiserver.controllers.garbagecollector import GarbageCollector
 from kube_apiserver.controllers.namespace import DELETION_GRACE_PERIOD, NamespaceController
+from kube_apiserver.controllers.pv_protection import NAME as PV_PROTECTION
+from kube_apiserver.controllers.pv_protection import PVProtectionController
+from kube_apiserver.controllers.pvc_protection import NAME as PVC_PROTECTION
+from kube_apiserver.controllers.pvc_protection import PVCProtectionController
 from kube_apiserver.controlplane import componentstatus, reviews
 from kube_apiserver.controlplane.aggregator import install_autoregistration
 from kube_apiserver.controlplane.apiserver_identity import IdentityLeaseController, IdentityLeaseGC
@@ -252,6 +256,7 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
     disruption = DisruptionController(
         chain.stores[("policy", "v1", "poddisruptionbudgets")], chain.stores[("", "v1", "pods")], chain.stores
     )
+    volume_protection = _volume_protection_controllers(chain.stores, config.disabled_controllers)
 
     namespaced_stores = [s for s in chain.stores.values() if s.spec.namespaced]
     chain.namespace_controller = NamespaceController(
@@ -295,6 +300,8 @@ def create_server_chain(config: ControlPlaneConfig) -> ServerChain:
         assert chain.namespace_controller is not None
         await chain.namespace_controller.start()
         await disruption.start()
+        for controller in volume_protection:
+            await controller.start()
         if garbage_collector is not None:
             await garbage_collector.start()
         await start_service_account_controllers()
@@ -385,6 +392,21 @@ def _install_garbage_collector(chain: ServerChain, crd_handler: CRDHandler, enab
     return collector
 
 
+def _volume_protection_controllers(
+    stores: dict[tuple[str, str, str], Store], disabled: frozenset[str]
+) -> list[PVCProtectionController | PVProtectionController]:
+    """kube-controller-manager's pvc-protection and pv-protection controllers, here in-process, less those
+    config.disabled_controllers names (as its --controllers=-name would)."""
+    controllers: list[PVCProtectionController | PVProtectionController] = []
+    if PVC_PROTECTION not in disabled:
+        controllers.append(
+            PVCProtectionController(stores[("", "v1", "persistentvolumeclaims")], stores[("", "v1", "pods")])
+        )
+    if PV_PROTECTION not in disabled:
+        controllers.append(PVProtectionController(stores[("", "v1", "persistentvolumes")]))
+    return controllers
+
+
 def _unique(stores: list[Store]) -> list[Store]:
     seen: set[int] = set()
     out = []
@@ -434,6 +456,9 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         storage_class = DefaultStorageClass(stores[("storage.k8s.io", "v1", "storageclasses")].storage)  # type: ignore[arg-type]
         stores[("", "v1", "persistentvolumeclaims")].admit_create.append(storage_class.await_classes)
         stores[("", "v1", "persistentvolumeclaims")].admission.append(storage_class.admit)
+    if "StorageObjectInUseProtection" in plugins:
+        stores[("", "v1", "persistentvolumeclaims")].admission.append(storage_object_in_use_protection.admit_claim)
+        stores[("", "v1", "persistentvolumes")].admission.append(storage_object_in_use_protection.admit_volume)
     if "DefaultIngressClass" in plugins:
         ingress_class = DefaultIngressClass(stores[("networking.k8s.io", "v1", "ingressclasses")].storage)  # type: ignore[arg-type]
         stores[("networking.k8s.io", "v1", "ingresses")].admit_create.append(ingress_class.await_classes)

@@ -15,6 +15,7 @@ RUN = frozenset(
         "Priority",
         "DefaultTolerationSeconds",
         "DefaultStorageClass",
+        "StorageObjectInUseProtection",
         "DefaultIngressClass",
         "PodSecurity",
     }

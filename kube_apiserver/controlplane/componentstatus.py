@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from kube_apiserver.endpoints.handlers.list import selection
-from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
-from kube_apiserver.endpoints.negotiation import YAML, negotiate
+from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object, write_object
+from kube_apiserver.endpoints.negotiation import YAML, encode_transformed, negotiate
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.endpoints.table import to_table
 from kube_apiserver.runtime import errors
@@ -79,8 +79,8 @@ async def list_component_statuses(scope: RequestScope) -> None:
     items = [s for s in statuses if predicate is None or predicate(s)]
     out = negotiate(scope.req.header("accept"), table=True)
     if out.form == "table":
-        table = to_table(scope.spec, items, list_meta={}, version=out.version)
-        await send_bytes(scope.req.send, 200, orjson.dumps(table))
+        table = to_table(scope.spec, items, list_meta={}, include=include_object(scope), version=out.version)
+        await send_bytes(scope.req.send, 200, encode_transformed(out, table), out.content_type)
         return
     body = {"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": {}, "items": items}
     if out.form == "yaml":

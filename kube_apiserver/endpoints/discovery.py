@@ -141,7 +141,10 @@ def aggregated_discovery(groups: list[GroupInfo], version: str) -> dict[str, Any
                     "freshness": "Current",
                 }
             )
-        items.append({"metadata": {"name": g.name, "creationTimestamp": None}, "versions": versions})
+        # ObjectMeta's name is omitempty: the legacy core group, whose name is "", has none
+        metadata: dict[str, Any] = {"name": g.name} if g.name else {}
+        metadata["creationTimestamp"] = None
+        items.append({"metadata": metadata, "versions": versions})
     return {
         "kind": "APIGroupDiscoveryList",
         "apiVersion": f"apidiscovery.k8s.io/{version}",

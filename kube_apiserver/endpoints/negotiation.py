@@ -2,8 +2,8 @@
 
 Output forms a client can ask for with Accept:
   json, yaml                          the object itself
-  table                               meta.k8s.io Table (as=Table;g=meta.k8s.io;v=v1|v1beta1)
-  pom                                 PartialObjectMetadata(List) (as=PartialObjectMetadata[List])
+  table                               meta.k8s.io Table (as=Table;g=meta.k8s.io;v=v1|v1beta1), JSON or YAML
+  pom                                 PartialObjectMetadata(List) (as=PartialObjectMetadata[List]), JSON or YAML
   discovery                           apidiscovery.k8s.io APIGroupDiscoveryList (v2 or v2beta1)
 Protobuf is not offered: clients that ask for it list JSON as well.
 """
@@ -12,8 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
+
+import orjson
 
 from kube_apiserver.runtime.errors import StatusError, new_not_acceptable, new_unsupported_media_type
+from kube_apiserver.runtime.serializer import encode_yaml
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -37,29 +41,64 @@ class Output:
 _POM_KINDS = ("PartialObjectMetadata", "PartialObjectMetadataList")
 
 
+def _quality(value: str) -> float:
+    """A clause's q as goautoneg reads it (strconv.ParseFloat): anything that is not a number is 0."""
+    if value != value.strip(" ") or "_" in value:  # Go's parser takes neither padding nor digit separators
+        return 0.0
+    try:
+        return float(value)
+    except ValueError:
+        return 0.0
+
+
+def _before(a: MediaType, b: MediaType) -> bool:
+    """goautoneg's Less: higher q first, then a concrete type or subtype before a wildcard (each test on
+    its own, as written there, so a wildcard of higher q can still come after a concrete type)."""
+    a_type, _, a_sub = a.type.partition("/")
+    b_type, _, b_sub = b.type.partition("/")
+    if a.q > b.q:
+        return True
+    if a_type != "*" and b_type == "*":
+        return True
+    return a_sub != "*" and b_sub == "*"
+
+
 def parse_accept(header: str) -> list[MediaType]:
+    """goautoneg.ParseAccept: the clauses of an Accept header in the order negotiation tries them. A clause
+    with q=0 is kept (kube-apiserver 1.33 matches it like any other: NegotiateMediaTypeOptions has no
+    quality check), and a clause that is not type/subtype (or "*") is dropped."""
     out: list[MediaType] = []
     for part in header.split(","):
-        part = part.strip()
-        if not part:
+        pieces = part.strip(" ").split(";")
+        kind, slash, sub = pieces[0].lower().partition("/")
+        kind, sub = kind.strip(), sub.strip()
+        if not slash:
+            if kind != "*":
+                continue
+            sub = "*"
+        elif "/" in sub:
             continue
-        pieces = [p.strip() for p in part.split(";")]
+        media = f"{kind}/{sub}"
         params: dict[str, str] = {}
         q = 1.0
         for p in pieces[1:]:
-            if "=" in p:
-                k, v = p.split("=", 1)
-                k, v = k.strip().lower(), v.strip().strip('"')
-                if k == "q":
-                    try:
-                        q = float(v)
-                    except ValueError:
-                        q = 0.0
-                else:
-                    params[k] = v
-        out.append(MediaType(pieces[0].lower(), params, q))
-    out.sort(key=lambda m: -m.q)  # stable: equal q keeps the client's order
-    return [m for m in out if m.q > 0]
+            k, eq, v = p.partition("=")
+            if not eq or "=" in v:
+                continue
+            k = k.strip().lower()
+            if k == "q":
+                q = _quality(v)
+            else:
+                params[k] = v.strip().strip('"')
+        out.append(MediaType(media, params, q))
+    # sort.Sort on so few clauses is Go's insertion sort; with goautoneg's Less, which is not a strict
+    # order, the result depends on that algorithm, so it is the one used here
+    for i in range(1, len(out)):
+        j = i
+        while j > 0 and _before(out[j], out[j - 1]):
+            out[j], out[j - 1] = out[j - 1], out[j]
+            j -= 1
+    return out
 
 
 def _is_json(t: str) -> bool:
@@ -81,10 +120,16 @@ def negotiate(
         if as_:
             if not (_is_json(m.type) or m.type == YAML):
                 continue
-            if table and as_ == "Table" and g == "meta.k8s.io" and v in ("v1", "v1beta1"):
-                return Output("table", v)
-            if pom and as_ in _POM_KINDS and g == "meta.k8s.io" and v in ("v1", "v1beta1"):
-                return Output("pom", v, as_kind=as_)
+            meta_version = g == "meta.k8s.io" and v in ("v1", "v1beta1")
+            if meta_version and ((table and as_ == "Table") or (pom and as_ in _POM_KINDS)):
+                # AllowsMediaTypeTransform: a Table or PartialObjectMetadata(List) is written in JSON or
+                # YAML, as the clause asks; a watch has no YAML stream (NegotiateOutputMediaTypeStream)
+                if m.type == YAML and stream:
+                    raise new_not_acceptable(stream=True)
+                content_type = YAML if m.type == YAML else JSON
+                if as_ == "Table":
+                    return Output("table", v, content_type=content_type)
+                return Output("pom", v, content_type=content_type, as_kind=as_)
             if discovery and as_ == "APIGroupDiscoveryList" and g == "apidiscovery.k8s.io" and v in ("v2", "v2beta1"):
                 return Output("discovery", v)
             continue
@@ -97,6 +142,11 @@ def negotiate(
     if discovery:
         return Output("json")
     raise new_not_acceptable(stream=stream)
+
+
+def encode_transformed(out: Output, doc: Any) -> bytes:
+    """A Table or PartialObjectMetadata(List) in the media type its clause named (Output.content_type)."""
+    return encode_yaml(doc) if out.content_type == YAML else orjson.dumps(doc)
 
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"

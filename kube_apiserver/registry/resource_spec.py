@@ -41,6 +41,9 @@ class TablePrinter:
     # The order of a list's rows when the printer has its own (printFlowSchemaList sorts), else None:
     # the list's order
     sort_key: Callable[[dict[str, Any]], Any] | None = None
+    # The row's conditions (TableRow.conditions: printPod marks a Succeeded or Failed pod Completed), or None
+    # when the printer sets none
+    conditions: Callable[[dict[str, Any]], list[dict[str, str]] | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -149,3 +149,32 @@ HPA_PRINTER = TablePrinter(
     ),
     row=hpa_row,
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Scale (the scale subresource of deployments, replicasets, statefulsets and replicationcontrollers)
+
+
+def scale_row(scale: dict[str, Any], now: float) -> list[Any]:
+    return [
+        name(scale),
+        num(get(scale, "spec", "replicas")),
+        num(get(scale, "status", "replicas")),
+        age(scale, now),
+    ]
+
+
+# printScale's columns; unlike most printers' Name column, this one has no "name" format.
+SCALE_PRINTER = TablePrinter(
+    columns=(
+        col("Name", description=NAME_COLUMN.description),
+        col("Desired", "integer", description="replicas is the desired number of instances for the scaled object."),
+        col(
+            "Available",
+            "integer",
+            description="replicas is the actual number of observed instances of the scaled object.",
+        ),
+        AGE_COLUMN,
+    ),
+    row=scale_row,
+)

@@ -185,6 +185,20 @@ def pod_row(pod: dict[str, Any], now: float) -> list[Any]:
     ]
 
 
+# The row conditions printPod gives a pod that has finished (podSuccessConditions, podFailedConditions): a
+# client can tell a completed pod from a running one without reading its phase out of the object.
+_POD_ROW_CONDITIONS: dict[str, list[dict[str, str]]] = {
+    "Succeeded": [
+        {"type": "Completed", "status": "True", "reason": "Succeeded", "message": "The pod has completed successfully."}
+    ],
+    "Failed": [{"type": "Completed", "status": "True", "reason": "Failed", "message": "The pod failed."}],
+}
+
+
+def pod_row_conditions(pod: dict[str, Any]) -> list[dict[str, str]] | None:
+    return _POD_ROW_CONDITIONS.get(text(get(pod, "status", "phase")))
+
+
 POD_PRINTER = TablePrinter(
     columns=(
         NAME_COLUMN,
@@ -216,6 +230,7 @@ POD_PRINTER = TablePrinter(
         ),
     ),
     row=pod_row,
+    conditions=pod_row_conditions,
 )
 
 # ---------------------------------------------------------------------------------------------

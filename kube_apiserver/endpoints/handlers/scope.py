@@ -11,7 +11,7 @@ from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers.fieldvalidation import typed_decode
 from kube_apiserver.endpoints.request import Request, send_bytes
 from kube_apiserver.endpoints.request_info import RequestInfo
-from kube_apiserver.endpoints.table import partial_object_metadata, to_table
+from kube_apiserver.endpoints.table import include_object_option, partial_object_metadata, to_table
 from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
@@ -239,17 +239,16 @@ async def write_object(
     elif out.form == "table":
         meta = {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
         printed = table_form(scope, stored) if stored is not None else obj
-        table = to_table(scope.spec, [printed], list_meta=meta, include=_include(scope), version=out.version)
-        await send_bytes(send, status, orjson.dumps(table))
+        include = _include(scope)
+        table = to_table(scope.spec, [printed], list_meta=meta, include=include, version=out.version, served=[obj])
+        await send_bytes(send, status, negotiation.encode_transformed(out, table), out.content_type)
     else:
-        await send_bytes(send, status, orjson.dumps(partial_object_metadata(obj, out.version)))
+        pom = partial_object_metadata(obj, out.version)
+        await send_bytes(send, status, negotiation.encode_transformed(out, pom), out.content_type)
 
 
 def _include(scope: RequestScope) -> str:
-    value = scope.req.param("includeObject") or "Metadata"
-    if value not in ("None", "Metadata", "Object"):
-        raise errors.new_bad_request(f'includeObject: unsupported value "{value}"')
-    return value
+    return include_object_option(scope.req.param("includeObject"))
 
 
 def include_object(scope: RequestScope) -> str:

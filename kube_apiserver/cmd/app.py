@@ -20,6 +20,7 @@ from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.cluster_authentication_trust import install_cluster_authentication_trust
 from kube_apiserver.controlplane.event_ttl import EventExpirer
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
+from kube_apiserver.server import features
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
 from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain
@@ -85,9 +86,15 @@ def _warn_unused(opts: Options) -> None:
             ",".join(opts.etcd_servers),
             opts.data_dir,
         )
-    if opts.feature_gates:
-        gates = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(opts.feature_gates.items()))
-        log.warning("--feature-gates=%s: this server runs with kube-apiserver 1.33's default feature gates", gates)
+    unknown = features.configure(opts.feature_gates)
+    if unknown:
+        gates = ",".join(f"{k}={str(opts.feature_gates[k]).lower()}" for k in sorted(unknown))
+        log.warning(
+            "--feature-gates=%s: not switchable here; this server runs with kube-apiserver 1.33's default feature "
+            "gates, but for %s",
+            gates,
+            ",".join(f"{k}={str(v).lower()}" for k, v in sorted(features.DEFAULTS.items())),
+        )
     if opts.runtime_config:
         config = ",".join(f"{k}={v}" for k, v in sorted(opts.runtime_config.items()))
         log.warning("--runtime-config=%s: this server serves the Kubernetes 1.33 GA APIs", config)

@@ -261,8 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--feature-gates",
         type=map_string_bool_flag,
         default={},
-        help="A set of key=value pairs that describe feature gates for alpha/experimental features. Accepted; "
-        "this server has kube-apiserver 1.33's default gates (a warning lists the ones asked for).",
+        help="A set of key=value pairs that describe feature gates for alpha/experimental features. WatchList "
+        "(on here) can be switched; the others are accepted and keep kube-apiserver 1.33's defaults (a warning "
+        "lists them).",
     )
     a(
         "--runtime-config",

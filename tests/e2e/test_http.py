@@ -458,6 +458,29 @@ def test_watch_list_requires_resource_version_match(server, ns):
     assert "resourceVersionMatch" in body["message"]
 
 
+def test_watch_list_off_with_its_feature_gate(server_factory):
+    """--feature-gates=WatchList=false: a watch carrying sendInitialEvents is refused, as by kube-apiserver 1.33
+    with its default gates (validateWatchOptions); the other gates are only reported."""
+    srv = server_factory("--feature-gates=WatchList=false,SomeGate=true")
+    path = "/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true"
+    r = srv.request("GET", path)
+    assert status_of(r, 422, "Invalid")["message"] == (
+        'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires '
+        "setting resourceVersionMatch to NotOlderThan, sendInitialEvents: Forbidden: sendInitialEvents is "
+        "forbidden for watch unless the WatchList feature gate is enabled]"
+    )
+    r = srv.request("GET", path.replace("=true&s", "=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=1&s"))
+    assert status_of(r, 422, "Invalid")["details"]["causes"] == [
+        {
+            "reason": "FieldValueForbidden",
+            "message": "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+            "field": "sendInitialEvents",
+        }
+    ]
+    log = srv.log_tail(200)
+    assert "--feature-gates=SomeGate=true: not switchable here" in log and "WatchList=false" not in log
+
+
 def test_watch_too_old_resource_version_via_http(server_factory):
     srv = server_factory("--default-watch-cache-size=5")
     srv.create_namespace("old")

@@ -26,6 +26,7 @@ from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.fields import SelectorParseError, escape_value, parse_field_selector
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import encode_yaml
+from kube_apiserver.server import features
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.interface import ListOptions, ListResult
 
@@ -53,6 +54,13 @@ def validate_list_options(req: Request, watch: bool) -> None:
             causes.append(
                 forbidden(
                     "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"
+                )
+            )
+        if initial and not features.enabled(features.WATCH_LIST):
+            causes.append(
+                forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
                 )
             )
         if match:

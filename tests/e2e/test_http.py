@@ -244,6 +244,12 @@ def test_bodies_nested_too_deep_are_a_400_and_the_server_lives_on(server, ns):
             "error converting YAML to JSON: yaml: line 3: did not find expected key "
             "(6b696e643a20436f6e6669674d61700a6d657461646174613a0a20206e61 ...)",
         ),
+        (
+            b'{"kind":"ConfigMap","apiVersion":"v1"}',
+            "application/vnd.kubernetes.protobuf",
+            "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] "
+            '({"kind":"ConfigMap","apiVersio ...)',
+        ),
     ],
 )
 def test_malformed_bodies_are_refused_in_kube_apiserver_words(server, ns, body, content_type, detail):

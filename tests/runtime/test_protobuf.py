@@ -625,8 +625,8 @@ def test_encoder_errors():
 @pytest.mark.parametrize(
     "body, message",
     [
-        (b"", "k8s"),
-        (b'{"kind":"ConfigMap"}', "k8s"),
+        (b"", "empty data"),
+        (b'{"kind":"ConfigMap"}', r"expected prefix \[107 56 115 0\]"),
         (MAGIC + msg(1, ld(1, "v1"), ld(2, "NoSuchKind")) + msg(2), "NoSuchKind"),
         (MAGIC + msg(1, ld(1, "example.com/v1"), ld(2, "Widget")) + msg(2), "Widget"),
         (MAGIC + msg(2, meta("x")), "apiVersion or kind"),

@@ -17,7 +17,7 @@ from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime.labels import go_quote
-from kube_apiserver.runtime.serializer import YAMLToJSONError, decode_body, encode_yaml, ensure_object, yaml_to_json
+from kube_apiserver.runtime.serializer import YAMLToJSONError, encode_yaml, yaml_to_json
 from kube_apiserver.runtime.strategicpatch import gojson
 from kube_apiserver.storage.interface import StoredObject
 
@@ -90,7 +90,12 @@ def decode_typed_body(body: bytes, media: str, kind: str) -> dict[str, Any]:
     """A create or update body as an object, refused as kube's decoder refuses it: the YAML converted to JSON
     first, then the TypeMeta read out of the JSON (Interpret), each failure in Go's words."""
     if media == negotiation.PROTOBUF:
-        return ensure_object(decode_body(body, media))
+        from kube_apiserver.runtime.protobuf import ProtobufDecodeError, decode_protobuf  # loaded on first use
+
+        try:
+            return decode_protobuf(body)
+        except ProtobufDecodeError as e:
+            raise transform_decode_error(kind, body, str(e)) from None
     if media == negotiation.YAML:
         try:
             value = yaml_to_json(body)

@@ -72,6 +72,12 @@ _GO_ZERO_TIME_SECONDS = -62135596800  # time.Time{}.Unix()
 _MISSING = object()
 
 
+# the protobuf serializer's words for a body without the magic prefix
+_NOT_PROTOBUF = (
+    "provided data does not appear to be a protobuf message, expected prefix [" + " ".join(map(str, MAGIC)) + "]"
+)
+
+
 class ProtobufDecodeError(ValueError):
     """The body is not a valid Kubernetes protobuf object (the server answers 400)."""
 
@@ -81,8 +87,10 @@ def decode_protobuf(body: bytes) -> dict[str, Any]:
     if not isinstance(body, bytes | bytearray | memoryview):
         raise ProtobufDecodeError("protobuf body must be bytes")
     body = bytes(body)
+    if not body:
+        raise ProtobufDecodeError("empty data")
     if body[:4] != MAGIC:
-        raise ProtobufDecodeError("provided object is not a Kubernetes protobuf message: missing the k8s\\x00 prefix")
+        raise ProtobufDecodeError(_NOT_PROTOBUF)
     api_version, kind, raw, content_encoding = _unknown(body, 4, len(body))
     if content_encoding:
         raise ProtobufDecodeError(f"unsupported protobuf contentEncoding {content_encoding!r}")
@@ -109,7 +117,7 @@ def peek_type_meta(body: bytes) -> tuple[str, str]:
     """(apiVersion, kind) of a protobuf body without decoding the object."""
     body = bytes(body)
     if body[:4] != MAGIC:
-        raise ProtobufDecodeError("provided object is not a Kubernetes protobuf message: missing the k8s\\x00 prefix")
+        raise ProtobufDecodeError(_NOT_PROTOBUF)
     api_version, kind, _, _ = _unknown(body, 4, len(body))
     return api_version, kind
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 import orjson
 
 from kube_apiserver.runtime.errors import StatusError, new_bad_request, new_request_entity_too_large
+from kube_apiserver.runtime.serializer import encode_yaml
 
 _INT64 = re.compile(r"[+-]?[0-9]+")  # what strconv.ParseInt(s, 10, 64) reads, before its range check
 
@@ -260,12 +261,16 @@ async def send_json(send: Any, status: int, obj: Any) -> None:
 
 
 async def send_status_error(
-    send: Any, err: StatusError, extra_headers: list[tuple[bytes, bytes]] | None = None
+    send: Any, err: StatusError, extra_headers: list[tuple[bytes, bytes]] | None = None, yaml: bool = False
 ) -> None:
+    """The Status of err, in JSON or (yaml: an API request that negotiated YAML) in YAML."""
     headers = list(extra_headers or [])
     if err.retry_after_seconds:
         headers.append((b"retry-after", str(err.retry_after_seconds).encode()))
-    await send_bytes(send, err.code, err.body(), "application/json", headers)
+    if yaml:
+        await send_bytes(send, err.code, encode_yaml(err.status()), "application/yaml", headers)
+    else:
+        await send_bytes(send, err.code, err.body(), "application/json", headers)
 
 
 async def send_text(send: Any, status: int, text: str) -> None:

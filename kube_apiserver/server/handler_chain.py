@@ -16,6 +16,7 @@ from kube_apiserver.audit.backend import Backend
 from kube_apiserver.audit.policy import PolicyRuleEvaluator
 from kube_apiserver.authentication.request import RequestAuthenticator
 from kube_apiserver.authorization.authorizer import Authorizer
+from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.filters.audit import with_audit, with_audit_init, with_failed_authentication_audit
 from kube_apiserver.endpoints.filters.authentication import with_authentication
 from kube_apiserver.endpoints.filters.authorization import with_authorization
@@ -23,6 +24,7 @@ from kube_apiserver.endpoints.filters.impersonation import with_impersonation
 from kube_apiserver.endpoints.filters.pretty import with_pretty_print
 from kube_apiserver.endpoints.filters.request_info import with_request_info
 from kube_apiserver.endpoints.request import Request, send_status_error
+from kube_apiserver.endpoints.request_info import RequestInfo
 from kube_apiserver.runtime.errors import StatusError
 from kube_apiserver.server.filters.cors import with_cors
 from kube_apiserver.server.filters.maxinflight import is_long_running, with_max_in_flight
@@ -65,7 +67,7 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
             await root.handle(req, info)
         except StatusError as e:
             if not state.started:
-                await send_status_error(req.send, e)
+                await send_status_error(req.send, e, yaml=_negotiates_yaml(req, info))
         finally:
             code = str(state.status or 500)
             if info.is_resource_request:
@@ -87,6 +89,17 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
                 REQUESTS.observe(labels, code, time.perf_counter() - start)
 
     return handler
+
+
+def _negotiates_yaml(req: Request, info: RequestInfo) -> bool:
+    """ErrorNegotiated: an API request's error is written in the media type its Accept negotiates, YAML when
+    it asks for YAML (a YAML Table too); JSON when its Accept names nothing that can be written."""
+    if not info.is_resource_request:
+        return False
+    try:
+        return negotiation.negotiate(req.header("accept"), table=True, pom=True).content_type == negotiation.YAML
+    except StatusError:
+        return False
 
 
 _INSTRUMENTED_HEALTH_PATHS = frozenset({"/healthz", "/livez", "/readyz"})

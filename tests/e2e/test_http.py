@@ -8,6 +8,7 @@ import json
 import threading
 
 import pytest
+import yaml
 from e2e_helpers import ROOT_CA_CONFIG_MAP, status_of, wait_for_root_ca, without_root_ca
 
 STATUS_KEYS = ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
@@ -268,6 +269,26 @@ def test_not_acceptable(server, ns):
     r = server.request("GET", f"/api/v1/namespaces/{ns}/configmaps", headers={"Accept": "application/xml"})
     body = status_of(r, 406, "NotAcceptable")
     assert body["message"].startswith("only the following media types are accepted: application/json, application/yaml")
+
+
+def test_errors_are_written_in_the_negotiated_media_type(server, ns):
+    """ErrorNegotiated: an API request's Status error is YAML when its Accept asks for YAML (a YAML Table
+    too), JSON when the Accept names nothing that can be written."""
+    path = f"/api/v1/namespaces/{ns}/configmaps/nope"
+    for accept in ("application/yaml", "application/yaml;as=Table;v=v1;g=meta.k8s.io"):
+        r = server.request("GET", path, headers={"Accept": accept})
+        assert (r.status_code, r.headers["Content-Type"]) == (404, "application/yaml")
+        assert yaml.safe_load(r.text)["message"] == 'configmaps "nope" not found'
+    r = server.request("GET", path, headers={"Accept": "text/html"})
+    assert (r.status_code, r.headers["Content-Type"]) == (404, "application/json")
+    assert post_cm(server, ns, "gone").status_code == 201
+    r = server.request(
+        "DELETE",
+        f"/api/v1/namespaces/{ns}/configmaps/gone",
+        headers={"Accept": "application/yaml;as=Table;v=v1;g=meta.k8s.io"},
+    )
+    assert (r.status_code, r.headers["Content-Type"]) == (200, "application/yaml")
+    assert yaml.safe_load(r.text)["status"] == "Success"
 
 
 def test_not_acceptable_writes_nothing(server, ns):
@@ -739,11 +760,12 @@ def test_names_that_cannot_be_a_key_segment_are_a_400(server, ns, name, problem)
 @pytest.mark.parametrize("accept", ["application/yaml", "application/yaml, application/json"])
 def test_watch_cannot_be_yaml(server, ns, accept):
     """A watch is streamed as JSON (or protobuf): a first choice of YAML, which has no stream form, is a 406
-    listing the stream media types (NegotiateOutputMediaTypeStream); a list may be YAML."""
+    listing the stream media types (NegotiateOutputMediaTypeStream), itself written in YAML (ErrorNegotiated
+    negotiates the Status as any object); a list may be YAML."""
     path = f"/api/v1/namespaces/{ns}/configmaps"
     r = server.request("GET", f"{path}?watch=1&timeoutSeconds=1", headers={"Accept": accept})
-    assert r.status_code == 406
-    assert r.json()["message"] == (
+    assert (r.status_code, r.headers["Content-Type"]) == (406, "application/yaml")
+    assert yaml.safe_load(r.text)["message"] == (
         "only the following media types are accepted: "
         "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
     )

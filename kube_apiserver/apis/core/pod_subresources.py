@@ -100,9 +100,10 @@ def update_pod_condition(pod: dict[str, Any], condition: dict[str, Any]) -> None
 
 
 async def write_status(scope: RequestScope, code: int, status: dict[str, Any]) -> None:
-    """A metav1.Status result (not an error) in JSON or YAML: Status is never a Table."""
+    """A metav1.Status result (not an error) in JSON or YAML: Status is never a Table, but is written in the
+    media type negotiated for one (YAML for a YAML Table)."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
-    if out.form == "yaml":
+    if out.content_type == negotiation.YAML:
         await send_bytes(scope.req.send, code, encode_yaml(status), negotiation.YAML)
     else:
         await send_bytes(scope.req.send, code, orjson.dumps(status))

@@ -134,8 +134,9 @@ async def delete_resource(scope: RequestScope) -> None:
 
 
 async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> None:
+    """A delete's Status: never a Table, but in the media type negotiated for one (YAML for a YAML Table)."""
     out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
-    if out.form == "yaml":
+    if out.content_type == negotiation.YAML:
         await send_bytes(scope.req.send, 200, encode_yaml(status), negotiation.YAML)
     else:
         await send_bytes(scope.req.send, 200, orjson.dumps(status))

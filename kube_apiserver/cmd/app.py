@@ -20,7 +20,7 @@ from kube_apiserver.controlplane.bootstrap import first_service_ip
 from kube_apiserver.controlplane.cluster_authentication_trust import install_cluster_authentication_trust
 from kube_apiserver.controlplane.event_ttl import EventExpirer
 from kube_apiserver.controlplane.instance import ControlPlaneConfig, create_server_chain
-from kube_apiserver.server import features
+from kube_apiserver.runtime import features
 from kube_apiserver.server.certs import default_hosts, ensure_certificates, write_kubeconfig
 from kube_apiserver.server.flowcontrol.apf_filter import install_priority_and_fairness
 from kube_apiserver.server.handler_chain import ChainConfig, build_handler_chain

@@ -22,11 +22,10 @@ from kube_apiserver.endpoints.request import (
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.registry.predicate import Predicate, make_predicate
 from kube_apiserver.registry.resource_spec import ResourceSpec
-from kube_apiserver.runtime import errors
+from kube_apiserver.runtime import errors, features
 from kube_apiserver.runtime.fields import SelectorParseError, escape_value, parse_field_selector
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import encode_yaml
-from kube_apiserver.server import features
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.interface import ListOptions, ListResult
 

@@ -1,5 +1,5 @@
-"""Feature gates (k8s.io/apiserver/pkg/features, pkg/features): the gates whose switch changes what this server
-does, set once at start from --feature-gates.
+"""Feature gates (component-base's featuregate; the gates of k8s.io/apiserver/pkg/features and pkg/features):
+the gates whose switch changes what this server does, set once at start from --feature-gates.
 
 The defaults are kube-apiserver 1.33's with one exception: WatchList is on (as in 1.32 and 1.34; 1.33 turned it
 off again for a release), because streaming lists (a watch with sendInitialEvents=true) are among what this

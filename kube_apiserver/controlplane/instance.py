@@ -452,6 +452,8 @@ def _install_admission_plugins(stores: dict[tuple[str, str, str], Store], config
         service_account = ServiceAccount(stores[("", "v1", "serviceaccounts")].storage)  # type: ignore[arg-type]
         stores[("", "v1", "pods")].admit_create.append(service_account.await_service_account)
         stores[("", "v1", "pods")].admission.append(service_account.admit_pod)
+        validations = stores[("", "v1", "pods")].subresource_validation.setdefault("ephemeralcontainers", [])
+        validations.append(service_account.validate_ephemeral_containers)
     if "DefaultStorageClass" in plugins:
         storage_class = DefaultStorageClass(stores[("storage.k8s.io", "v1", "storageclasses")].storage)  # type: ignore[arg-type]
         stores[("", "v1", "persistentvolumeclaims")].admit_create.append(storage_class.await_classes)

@@ -106,6 +106,10 @@ class Store:
         # sets is owned by no manager), before the strategy prepares and validates it. They may change
         # the object or raise a StatusError.
         self.admission: list[Callable[[dict[str, Any], dict[str, Any] | None], None]] = []
+        # Validating admission of writes through a subresource (by its name), called with the new object as the
+        # subresource's strategy prepared and validated it, and the live one: upstream's updateValidation,
+        # which the Store runs after BeforeUpdate (ServiceAccount checks pods/ephemeralcontainers there).
+        self.subresource_validation: dict[str, list[Callable[[dict[str, Any], dict[str, Any]], None]]] = {}
         # EnableGarbageCollection (--enable-garbage-collector): a delete may put the garbage collector's
         # finalizers on the object (deletion_finalizers.py)
         self.garbage_collection = True
@@ -460,6 +464,8 @@ class Store:
             causes += self.strategy.validate_subresource_update(subresource, new, old)
         if causes:
             raise errors.new_invalid(self.spec.group, self.spec.kind, name, causes)
+        for validate in self.subresource_validation.get(subresource, ()) if subresource else ():
+            validate(new, old)
         for text in self.strategy.warnings(new, old):
             warning.add_warning(text)
         if new_meta.get("deletionTimestamp") and not new_meta.get("deletionGracePeriodSeconds"):

@@ -379,6 +379,25 @@ def test_a_pods_service_account_must_exist(server, ns):
         "allowed because service account strict does not reference that secret"
     ) in r.stderr
     _create_pod(server, ns, {"metadata": {"name": "strict"}, "spec": spec})
+    # and so do the ephemeral containers added through pods/ephemeralcontainers (CVE-2023-2728)
+    path = f"/api/v1/namespaces/{ns}/pods/strict/ephemeralcontainers"
+    debug = {
+        "name": "debug",
+        "image": "busybox",
+        "env": [{"name": "E", "valueFrom": {"secretKeyRef": {"name": "bad", "key": "k"}}}],
+    }
+    patch = {"spec": {"ephemeralContainers": [debug]}}
+    merge = {"Content-Type": "application/strategic-merge-patch+json"}
+    r = server.request("PATCH", path, json=patch, headers=merge)
+    assert (r.status_code, r.json()["message"]) == (
+        403,
+        'pods "strict" is forbidden: ephemeral container debug with envVar E referencing secret.secretName="bad" '
+        "is not allowed because service account strict does not reference that secret",
+    )
+    debug["env"] = [{"name": "E", "valueFrom": {"secretKeyRef": {"name": "ok", "key": "k"}}}]
+    r = server.request("PATCH", path, json=patch, headers=merge)
+    assert r.status_code == 200, r.text
+    assert [c["name"] for c in r.json()["spec"]["ephemeralContainers"]] == ["debug"]
 
 
 def test_mirror_pods_reference_no_service_account(server, ns):

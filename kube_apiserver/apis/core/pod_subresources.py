@@ -296,6 +296,7 @@ def ephemeral_containers_store(pods: Store) -> Store:
     strategy = EphemeralContainersStrategy(pods.spec, pods.strategy.scheme)
     store = Store(pods.spec, pods.storage, strategy)
     store.after_write = pods.after_write
+    store.subresource_validation = pods.subresource_validation  # its admission is the pods' as well
     return store
 
 

@@ -291,13 +291,39 @@ class GarbageCollector:
             if e.code != 404:
                 raise
 
-    async def _delete(self, store: Store, node: Node, policy: str) -> None:
-        options = DeleteOptions(propagation_policy=policy, preconditions=Preconditions(uid=node.uid))
+    async def _delete(self, store: Store, node: Node, policy: str, resource_version: str = "") -> None:
+        options = DeleteOptions(
+            propagation_policy=policy,
+            preconditions=Preconditions(uid=node.uid, resource_version=resource_version or None),
+        )
         try:
             await store.delete(node.namespace, node.name, options)
         except errors.StatusError as e:
             if e.code not in (404, 409):  # gone already, or another object of that name now
                 raise
+            if e.code == 409 and resource_version:
+                # deleteObject: written since it was judged; if its owners are still those it was judged by,
+                # it goes on its uid alone, else it is judged again
+                await self._delete_if_owners_unchanged(store, node, policy)
+
+    async def _delete_if_owners_unchanged(self, store: Store, node: Node, policy: str) -> None:
+        latest = await self._latest(store, node)
+        if latest is None:
+            return
+        if _owner_refs(latest.get("metadata") or {}) == node.owners:
+            await self._delete(store, node, policy)
+        else:
+            self.queue.add(node.uid)
+
+    async def _latest(self, store: Store, node: Node) -> dict[str, Any] | None:
+        """The object as storage has it now (a consistent read), if it is still the one with the node's uid."""
+        try:
+            latest = (await store.get(node.namespace, node.name)).obj
+        except errors.StatusError as e:
+            if e.code in (400, 404):
+                return None
+            raise
+        return latest if (latest.get("metadata") or {}).get("uid") == node.uid else None
 
     async def _orphan_dependents(self, owner: Node, store: Store) -> None:
         """orphanDependents: every dependent loses its reference to the owner, then the owner its finalizer."""
@@ -348,7 +374,16 @@ class GarbageCollector:
 
     async def _attempt_to_delete(self, node: Node, store: Store) -> None:
         """attemptToDeleteItem: delete the object when none of its owners remains, else drop the references
-        to the ones that are gone (or are deleting their dependents in the foreground)."""
+        to the ones that are gone (or are deleting their dependents in the foreground). Judged on the object
+        as storage has it now, not as the cache last showed it, and deleted on condition that it has not
+        been written since (its resourceVersion): an object adopted meanwhile stays."""
+        latest = await self._latest(store, node)
+        if latest is None:
+            return
+        meta = latest.get("metadata") or {}
+        owners = _owner_refs(meta)
+        if owners != node.owners:
+            return  # its watch event is on its way, and queues it again
         states: dict[str, list[OwnerRef]] = {"solid": [], "dangling": [], "waiting": []}
         for ref in node.owners:
             state = await self._owner_state(node, ref)
@@ -368,4 +403,4 @@ class GarbageCollector:
             policy = "Foreground"
         else:
             policy = "Background"
-        await self._delete(store, node, policy)
+        await self._delete(store, node, policy, str(meta.get("resourceVersion") or ""))

@@ -257,7 +257,10 @@ class CRDHandler:
         async def create(scope: RequestScope) -> None:
             served = self.served.get(crd_name)
             if served is not None and served.terminating:
-                raise errors.new_method_not_supported(scope.spec.group, scope.spec.resource, "create")
+                # MethodNotSupported, with the custom resource handler's own message
+                err = errors.new_method_not_supported(scope.spec.group, scope.spec.resource, "create")
+                err.message = "create not allowed while custom resource definition is terminating"
+                raise err
             await create_handler.create_resource(scope)
 
         return create

@@ -453,3 +453,30 @@ def test_server_side_apply_of_a_custom_resource(server, widgets, ns, tmp_path):
     _kubectl(server, tmp_path, "-n", ns, "apply", "--server-side", "-f", "-", input=widget(name="a", color="red"))
     obj = server.request("GET", f"/apis/{widgets}/v1/namespaces/{ns}/widgets/ssa").json()
     assert "size" not in obj["spec"]
+
+
+def test_no_new_custom_resources_while_the_crd_terminates(server, ns):
+    """customresource_handler: a create is refused with its own message while the CRD is being deleted (its
+    custom resources, held here by a finalizer, are still being removed)."""
+    from e2e_helpers import apply_crd, free_form_crd
+
+    group = "terminating.example.com"
+    apply_crd(server, free_form_crd(group, "lingers", "Linger"))
+    path = f"/apis/{group}/v1/namespaces/{ns}/lingers"
+    held = {"apiVersion": f"{group}/v1", "kind": "Linger", "metadata": {"name": "held", "finalizers": ["x/y"]}}
+    assert server.request("POST", path, json=held).status_code == 201
+    server.kubectl("delete", "crd", f"lingers.{group}", "--wait=false")
+    deadline = time.monotonic() + 10
+    while True:
+        r = server.request("POST", path, json={**held, "metadata": {"name": "new"}})
+        if r.status_code != 201 or time.monotonic() > deadline:
+            break
+        server.request("DELETE", f"{path}/new")
+        time.sleep(0.1)
+    assert (r.status_code, r.json()["reason"], r.json()["message"]) == (
+        405,
+        "MethodNotAllowed",
+        "create not allowed while custom resource definition is terminating",
+    )
+    patch = {"Content-Type": "application/merge-patch+json"}
+    server.request("PATCH", f"{path}/held", data='{"metadata":{"finalizers":null}}', headers=patch)

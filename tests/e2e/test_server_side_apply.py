@@ -387,3 +387,13 @@ def test_apply_a_raw_extension_field(server, ns):
     revision["data"] = {"spec": {"replicas": 2}}
     res = apply(server, ns, revision, "--field-manager=other", check=False)
     assert 'Apply failed with 1 conflict: conflict with "kubectl": .data' in res.stderr
+
+
+def test_apply_that_creates_drops_the_resource_version_it_carries(server, ns):
+    """An apply creates through the update path, whose storage clears a resourceVersion in the configuration
+    (a POST with one is refused): the object is made, with the server's resourceVersion."""
+    path = f"/api/v1/namespaces/{ns}/configmaps/rv-applied?fieldManager=t"
+    body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"rv-applied","resourceVersion":"123"}}'
+    r = server.request("PATCH", path, data=body, headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["resourceVersion"] != "123"

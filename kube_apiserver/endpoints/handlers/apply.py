@@ -175,6 +175,10 @@ async def apply_patch_resource(scope: RequestScope, subresource: str = "") -> No
                 raise
             obj = apply(None)
             _check_name(obj, scope.info.name, scope.namespace)
+            # an apply creates through the update path, whose storage clears a resourceVersion the
+            # configuration carries rather than refusing it as a create does
+            if isinstance(obj.get("metadata"), dict):
+                obj["metadata"].pop("resourceVersion", None)
             stored = await scope.store.create(scope.namespace, obj, dry_run=dry_run)
             status = 201
     for problem in strict_problems:  # one warning per line of the YAML error, as upstream splits it

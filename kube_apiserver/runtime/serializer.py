@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import orjson
@@ -67,11 +68,58 @@ class _StrictLoader(_Loader):  # type: ignore[misc,valid-type]
     pass
 
 
-# Timestamps and such stay strings as in JSON: kube decodes YAML by converting it to JSON first.
+# Plain scalars resolve as go-yaml v2 (sigs.k8s.io/yaml's parser) resolves them, not as PyYAML's YAML 1.1:
+# y/Y/n/N are booleans too; an integer is what strconv.ParseInt(s, 0, 64) reads once the underscores are
+# gone (0x, 0o, 0b, a leading 0 for octal; no sexagesimal 1:20); a float may have an exponent without a dot
+# or a sign (1e5). Timestamps stay strings, as go-yaml leaves them when decoding into an interface.
+_BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_GO_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+_GO_FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
+_GO_BOOL = re.compile("^(?:" + "|".join(sorted(_GO_TRUE | _GO_FALSE)) + ")$")
+_GO_INT = re.compile(r"^[-+]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*)$")
+_GO_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9_]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
 _StrictLoader.yaml_implicit_resolvers = {
-    k: [(tag, regexp) for tag, regexp in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in _Loader.yaml_implicit_resolvers.items()
+    first: [
+        (tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL, _INT, _FLOAT, "tag:yaml.org,2002:timestamp")
+    ]
+    for first, resolvers in _Loader.yaml_implicit_resolvers.items()
 }
+_StrictLoader.add_implicit_resolver(_BOOL, _GO_BOOL, list("yYnNtTfFoO"))
+_StrictLoader.add_implicit_resolver(_INT, _GO_INT, list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(_FLOAT, _GO_FLOAT, list("-+0123456789."))
+
+
+def _go_int(text: str) -> int | float:
+    """strconv.ParseInt(s, 0, 64) (or ParseUint) of the text less its underscores; what neither reads (a
+    decimal with a leading 0 and an 8 or 9) is the float go-yaml falls back to."""
+    plain = text.replace("_", "")
+    sign, digits = (-1, plain[1:]) if plain[:1] == "-" else (1, plain.lstrip("+"))
+    prefix = digits[:2].lower()
+    try:
+        if prefix in ("0x", "0o", "0b"):
+            return sign * int(digits[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
+        if len(digits) > 1 and digits[0] == "0":
+            return sign * int(digits[1:], 8)
+        return sign * int(digits)
+    except ValueError:
+        return float(plain)
+
+
+def _go_float(text: str) -> float:
+    plain = text.replace("_", "")
+    lowered = plain.lower()
+    if lowered.endswith(".inf"):
+        return float("-inf") if lowered.startswith("-") else float("inf")
+    if lowered == ".nan":
+        return float("nan")
+    return float(plain)
+
+
+_StrictLoader.add_constructor(_BOOL, lambda loader, node: loader.construct_scalar(node) in _GO_TRUE)
+_StrictLoader.add_constructor(_INT, lambda loader, node: _go_int(loader.construct_scalar(node)))
+_StrictLoader.add_constructor(_FLOAT, lambda loader, node: _go_float(loader.construct_scalar(node)))
 
 
 class YAMLToJSONError(ValueError):
@@ -146,6 +194,8 @@ def _json_scalar(value: Any) -> Any:
         if value != value or value in (float("inf"), float("-inf")):
             go = "NaN" if value != value else ("+Inf" if value > 0 else "-Inf")
             raise YAMLToJSONError(f"json: unsupported value: {go}")
+        if value.is_integer() and abs(value) < 1e21:
+            return int(value)  # encoding/json writes an integral float64 as an integer (1e0 → 1)
         return value
     if isinstance(value, bytes):  # !!binary: go-yaml decodes it into a string
         return value.decode("utf-8", "replace")

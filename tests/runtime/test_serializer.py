@@ -92,6 +92,44 @@ def test_yaml_values_become_what_yaml_to_json_makes_of_them():
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # go-yaml v2's booleans include y and n (keys too), PyYAML's do not
+        (b"y", True),
+        (b"N", False),
+        (b"Off", False),
+        # strconv.ParseInt(s, 0, 64) of the text less its underscores
+        (b"0o17", 15),
+        (b"017", 15),
+        (b"0x1F", 31),
+        (b"-0b101", -5),
+        (b"1_000", 1000),
+        (b"+5", 5),
+        (b"18446744073709551615", 2**64 - 1),
+        # no sexagesimal numbers
+        (b"1:20", "1:20"),
+        # an exponent needs neither a dot nor a sign; an integral float is written as an integer
+        (b"1e0", 1),
+        (b"1.0e5", 100000),
+        (b"1.5", 1.5),
+        (b".5", 0.5),
+        (b"09", 9),
+        # strings stay strings
+        (b"1.2.3", "1.2.3"),
+        (b"'1'", "1"),
+        (b"yes please", "yes please"),
+    ],
+)
+def test_plain_scalars_resolve_as_go_yaml_does(text: bytes, value):
+    assert decode_yaml(b"v: " + text + b"\n") == {"v": value}
+    assert type(decode_yaml(b"v: " + text + b"\n")["v"]) is type(value)
+
+
+def test_yaml_keys_resolve_as_go_yaml_does():
+    assert decode_yaml(b"y: 1\nn: 2\n2e0: 3\n") == {"true": 1, "false": 2, "2": 3}
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         (b"x: .nan\n", "json: unsupported value: NaN"),

@@ -11,21 +11,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
-
 from kube_apiserver.admission.plugins.storage_object_in_use_protection import PV_PROTECTION_FINALIZER
 from kube_apiserver.controllers.informer import Informer
-from kube_apiserver.controllers.pvc_protection import is_deletion_candidate, need_to_add_finalizer
+from kube_apiserver.controllers.pvc_protection import is_deletion_candidate, need_to_add_finalizer, write_finalizers
 from kube_apiserver.controllers.workqueue import WorkQueue
-from kube_apiserver.registry.fieldmanager import managing_as_server
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
 
 log = logging.getLogger(__name__)
 
-# The controller's name in kube-controller-manager (--controllers), and the field manager of its writes.
+# The controller's name in kube-controller-manager (--controllers).
 NAME = "persistentvolume-protection-controller"
-MANAGER = "kube-controller-manager"
 
 
 def _name(obj: dict[str, Any]) -> str:
@@ -75,15 +71,4 @@ class PVProtectionController:
             await self._write_finalizers(pv, list(finalizers) + [PV_PROTECTION_FINALIZER])
 
     async def _write_finalizers(self, pv: dict[str, Any], finalizers: list[Any]) -> None:
-        """addFinalizer / removeFinalizer: an update of the volume as read, resourceVersion included."""
-        volume = orjson.loads(orjson.dumps(pv))  # the cached object is shared
-        if finalizers:
-            volume["metadata"]["finalizers"] = finalizers
-        else:
-            volume["metadata"].pop("finalizers", None)
-        try:
-            with managing_as_server(self.volumes, manager=MANAGER):
-                await self.volumes.update("", _name(pv), volume)
-        except errors.StatusError as e:
-            if e.code != 404:  # a conflict (409) is retried by the queue, with the volume read again
-                raise
+        await write_finalizers(self.volumes, pv, finalizers)

@@ -220,16 +220,22 @@ class PVCProtectionController:
         return any(pod_uses_pvc(item.obj, pvc) for item in pods.items)
 
     async def _write_finalizers(self, pvc: dict[str, Any], finalizers: list[Any]) -> None:
-        """addFinalizer / removeFinalizer: an update of the claim as read, resourceVersion included."""
-        meta = _meta(pvc)
-        claim = orjson.loads(orjson.dumps(pvc))  # the cached object is shared
-        if finalizers:
-            claim["metadata"]["finalizers"] = finalizers
-        else:
-            claim["metadata"].pop("finalizers", None)
-        try:
-            with managing_as_server(self.claims, manager=MANAGER):
-                await self.claims.update(str(meta.get("namespace", "")), str(meta.get("name", "")), claim)
-        except errors.StatusError as e:
-            if e.code != 404:  # a conflict (409) is retried by the queue, with the claim read again
-                raise
+        await write_finalizers(self.claims, pvc, finalizers)
+
+
+async def write_finalizers(store: Store, obj: dict[str, Any], finalizers: list[Any]) -> None:
+    """addFinalizer / removeFinalizer of the protection controllers: an update of the object as read,
+    resourceVersion included, by kube-controller-manager; a conflict (409) is raised for the work queue to
+    retry with the object read again, and an object gone meanwhile needs nothing."""
+    meta = _meta(obj)
+    updated = orjson.loads(orjson.dumps(obj))  # the cached object is shared
+    if finalizers:
+        updated["metadata"]["finalizers"] = finalizers
+    else:
+        updated["metadata"].pop("finalizers", None)
+    try:
+        with managing_as_server(store, manager=MANAGER):
+            await store.update(str(meta.get("namespace", "")), str(meta.get("name", "")), updated)
+    except errors.StatusError as e:
+        if e.code != 404:
+            raise

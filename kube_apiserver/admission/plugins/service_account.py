@@ -105,9 +105,40 @@ def _mount_token(spec: dict[str, Any]) -> None:
         spec["volumes"] = [*volumes, token_volume(name)]
 
 
+def _mountable(sa: dict[str, Any]) -> tuple[str, set[Any]]:
+    """The service account's name and the names of the secrets it lists."""
+    return _dict(sa.get("metadata")).get("name", ""), {
+        s.get("name") for s in _list(sa.get("secrets")) if isinstance(s, dict)
+    }
+
+
+def _container_secret_refusal(
+    spec: dict[str, Any], field: str, what: str, sa_name: str, mountable: set[Any]
+) -> str | None:
+    """The first secret the env or envFrom of the containers of spec[field] name that the service account does
+    not list, in upstream's words for that kind of container (what: "container", "init container", ...)."""
+    for container in _list(spec.get(field)):
+        for env in _list(_dict(container).get("env")):
+            ref = _dict(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
+            if ref and ref.get("name") not in mountable:
+                return (
+                    f"{what} {container.get('name', '')} with envVar {env.get('name', '')} referencing "
+                    f'secret.secretName="{ref.get("name", "")}" is not allowed because service account '
+                    f"{sa_name} does not reference that secret"
+                )
+        for env_from in _list(_dict(container).get("envFrom")):
+            ref = _dict(_dict(env_from).get("secretRef"))
+            if ref and ref.get("name") not in mountable:
+                return (
+                    f"{what} {container.get('name', '')} with envFrom referencing secret.secretName="
+                    f'"{ref.get("name", "")}" is not allowed because service account {sa_name} does not '
+                    "reference that secret"
+                )
+    return None
+
+
 def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | None:
-    sa_name = _dict(sa.get("metadata")).get("name", "")
-    mountable = {s.get("name") for s in _list(sa.get("secrets")) if isinstance(s, dict)}
+    sa_name, mountable = _mountable(sa)
     for volume in _list(spec.get("volumes")):
         secret = _dict(_dict(volume).get("secret"))
         if secret and secret.get("secretName") not in mountable:
@@ -116,23 +147,9 @@ def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | 
                 f"account {sa_name} does not reference that secret"
             )
     for field, what in (("initContainers", "init container"), ("containers", "container")):
-        for container in _list(spec.get(field)):
-            for env in _list(_dict(container).get("env")):
-                ref = _dict(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
-                if ref and ref.get("name") not in mountable:
-                    return (
-                        f"{what} {container.get('name', '')} with envVar {env.get('name', '')} referencing "
-                        f'secret.secretName="{ref.get("name", "")}" is not allowed because service account '
-                        f"{sa_name} does not reference that secret"
-                    )
-            for env_from in _list(_dict(container).get("envFrom")):
-                ref = _dict(_dict(env_from).get("secretRef"))
-                if ref and ref.get("name") not in mountable:
-                    return (
-                        f"{what} {container.get('name', '')} with envFrom referencing secret.secretName="
-                        f'"{ref.get("name", "")}" is not allowed because service account {sa_name} does not '
-                        "reference that secret"
-                    )
+        refusal = _container_secret_refusal(spec, field, what, sa_name, mountable)
+        if refusal is not None:
+            return refusal
     pull = {s.get("name") for s in _list(sa.get("imagePullSecrets")) if isinstance(s, dict)}
     for i, ref in enumerate(_list(spec.get("imagePullSecrets"))):
         if _dict(ref).get("name") not in pull:
@@ -145,26 +162,8 @@ def _limit_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | 
 
 def _limit_ephemeral_container_secret_references(sa: dict[str, Any], spec: dict[str, Any]) -> str | None:
     """limitEphemeralContainerSecretReferences' check of the ephemeral containers' env and envFrom."""
-    sa_name = _dict(sa.get("metadata")).get("name", "")
-    mountable = {s.get("name") for s in _list(sa.get("secrets")) if isinstance(s, dict)}
-    for container in _list(spec.get("ephemeralContainers")):
-        for env in _list(_dict(container).get("env")):
-            ref = _dict(_dict(_dict(env).get("valueFrom")).get("secretKeyRef"))
-            if ref and ref.get("name") not in mountable:
-                return (
-                    f"ephemeral container {container.get('name', '')} with envVar {env.get('name', '')} referencing "
-                    f'secret.secretName="{ref.get("name", "")}" is not allowed because service account {sa_name} '
-                    "does not reference that secret"
-                )
-        for env_from in _list(_dict(container).get("envFrom")):
-            ref = _dict(_dict(env_from).get("secretRef"))
-            if ref and ref.get("name") not in mountable:
-                return (
-                    f"ephemeral container {container.get('name', '')} with envFrom referencing secret.secretName="
-                    f'"{ref.get("name", "")}" is not allowed because service account {sa_name} does not reference '
-                    "that secret"
-                )
-    return None
+    sa_name, mountable = _mountable(sa)
+    return _container_secret_refusal(spec, "ephemeralContainers", "ephemeral container", sa_name, mountable)
 
 
 # The volume sources that name a secret, and where (podutil.VisitPodSecretNames)

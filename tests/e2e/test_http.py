@@ -9,7 +9,7 @@ import threading
 
 import pytest
 import yaml
-from e2e_helpers import ROOT_CA_CONFIG_MAP, status_of, wait_for_root_ca, without_root_ca
+from e2e_helpers import ROOT_CA_CONFIG_MAP, apply_crd, free_form_crd, status_of, wait_for_root_ca, without_root_ca
 
 STATUS_KEYS = ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
 DISCOVERY_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -477,6 +477,30 @@ def test_watch_list_empty_collection_still_bookmarks(server, ns):
     events = _watch_lines(server, path, lambda ev: ev[-1]["type"] == "BOOKMARK")
     assert len(events) == 1
     assert events[0]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
+def test_bookmarks_are_empty_objects_of_the_kind(server, ns):
+    """The cacher's bookmark is an empty object of the kind: a built-in kind's Go zero value as encoding/json
+    writes it, a custom resource's an Unstructured with its resourceVersion only (keys sorted)."""
+    query = "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    [event] = _watch_lines(server, f"/api/v1/namespaces/{ns}/pods{query}", lambda ev: ev[-1]["type"] == "BOOKMARK")
+    obj = event["object"]
+    assert list(obj) == ["kind", "apiVersion", "metadata", "spec", "status"]
+    assert (obj["spec"], obj["status"]) == ({"containers": None}, {})
+    assert list(obj["metadata"]) == ["resourceVersion", "creationTimestamp", "annotations"]
+    group = "bookmarks.example.com"
+    apply_crd(server, free_form_crd(group, "marks", "Mark"))
+    [event] = _watch_lines(
+        server, f"/apis/{group}/v1/namespaces/{ns}/marks{query}", lambda ev: ev[-1]["type"] == "BOOKMARK"
+    )
+    assert event["object"] == {
+        "apiVersion": f"{group}/v1",
+        "kind": "Mark",
+        "metadata": {
+            "annotations": {"k8s.io/initial-events-end": "true"},
+            "resourceVersion": event["object"]["metadata"]["resourceVersion"],
+        },
+    }
 
 
 def test_watch_list_requires_resource_version_match(server, ns):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from functools import cache
 from typing import Any
 
 import orjson
@@ -19,6 +20,8 @@ from kube_apiserver.endpoints.handlers.scope import RequestScope, include_object
 from kube_apiserver.endpoints.request import StreamWriter
 from kube_apiserver.endpoints.table import partial_object_metadata, to_table
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime.protobuf.decode import go_zero_json
+from kube_apiserver.runtime.protobuf.schema import UnknownMessageError, message_for_kind
 from kube_apiserver.storage.cacher.cacher import DELETED, WATCHER_QUEUE_LIMIT, CacheEvent
 
 # kube-apiserver: --min-request-timeout (1800 s); a watch without timeoutSeconds lasts a random
@@ -69,16 +72,29 @@ class WatchServer:
         return orjson.dumps({"type": etype, "object": payload}) + b"\n"
 
     def bookmark(self, revision: int, initial_end: bool = False) -> bytes:
-        meta: dict[str, Any] = {"resourceVersion": str(revision), "creationTimestamp": None}
-        if initial_end:
-            meta["annotations"] = {INITIAL_EVENTS_END: "true"}
+        """The cacher's bookmark: an empty object of the kind with the resourceVersion set. A built-in kind's
+        is its Go struct's zero as encoding/json writes it (a Pod's carries "spec":{"containers":null}); a
+        custom resource's is an Unstructured, whose map encoding/json writes with its keys sorted."""
         spec = self.scope.spec
-        return (
-            orjson.dumps(
-                {"type": "BOOKMARK", "object": {"kind": spec.kind, "apiVersion": spec.group_version, "metadata": meta}}
-            )
-            + b"\n"
-        )
+        annotations = {"annotations": {INITIAL_EVENTS_END: "true"}} if initial_end else {}
+        obj: dict[str, Any]
+        if spec.custom:
+            meta = {**annotations, "resourceVersion": str(revision)}
+            obj = {"apiVersion": spec.group_version, "kind": spec.kind, "metadata": meta}
+        else:
+            obj = {"kind": spec.kind, "apiVersion": spec.group_version, **_zero_object(spec.group_version, spec.kind)}
+            obj["metadata"] = {"resourceVersion": str(revision), "creationTimestamp": None, **annotations}
+        return orjson.dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
+
+
+@cache
+def _zero_object(api_version: str, kind: str) -> dict[str, Any]:
+    """A built-in kind's Go zero value as JSON (without kind and apiVersion), made once per kind."""
+    try:
+        name = message_for_kind(api_version, kind).name
+    except UnknownMessageError:
+        return {}
+    return go_zero_json(name)
 
 
 async def watch_resource(scope: RequestScope, shutdown: asyncio.Event | None = None) -> None:

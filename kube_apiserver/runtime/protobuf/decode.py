@@ -295,6 +295,36 @@ def zero_fields(message_name: str) -> tuple[tuple[str, Callable[[], Any]], ...]:
     return tuple(out)
 
 
+def go_zero_json(message_name: str) -> dict[str, Any]:
+    """What encoding/json writes for the zero value of a message's Go struct, in struct order: structs (never
+    empty to it) as their own zero, Time and the other special types as their MarshalJSON writes a zero
+    (null, "0", 0), scalars without omitempty as their zero, and null for each pointer, slice and map without
+    omitempty. The object of a watch's BOOKMARK is an empty object of the kind written so. {} for a message
+    without tables."""
+    try:
+        return _zero_json(message(message_name))
+    except UnknownMessageError:
+        return {}
+
+
+def _zero_json(msg: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for index, f in enumerate(msg.fields):
+        fp = _FieldPlan(f, index)
+        if f.inline and fp.kind == _K_MESSAGE:
+            out.update(_zero_json(fp.sub))
+        elif f.pointer or f.repeated or f.is_map or fp.kind in (_K_LIST, _K_BYTES):
+            if not f.omitempty:
+                out[f.json] = None
+        elif fp.kind == _K_MESSAGE:
+            out[f.json] = _zero_json(fp.sub)
+        elif fp.kind == _K_SPECIAL:
+            out[f.json] = fp.default() if fp.default is not None else None
+        elif not f.omitempty:
+            out[f.json] = fp.default()
+    return out
+
+
 def _item_index(item: tuple[_FieldPlan, Any]) -> int:
     return item[0].index
 

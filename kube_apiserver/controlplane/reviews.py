@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from kube_apiserver.apis.validation_util import gorepr
 from kube_apiserver.authentication.user import UserInfo
 from kube_apiserver.authorization.authorizer import ALLOW, DENY, Attributes, authorize
 from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
@@ -44,6 +45,25 @@ def _attributes(user: UserInfo, spec: dict[str, Any]) -> Attributes:
     return Attributes(user, str(na.get("verb", "")), False, path=str(na.get("path", "")))
 
 
+def _non_resource_attributes(na: Any) -> Any:
+    """%#v of the *NonResourceAttributes a field error names (the pointer dereferenced, fields in Go order)."""
+    na = na if isinstance(na, dict) else {}
+    return gorepr.struct(
+        "authorization.NonResourceAttributes", [("Path", na.get("path", "")), ("Verb", na.get("verb", ""))]
+    )
+
+
+def _meta_causes(obj: dict[str, Any], except_namespace: bool = False) -> list[StatusCause]:
+    """ValidateSubjectAccessReview and its kin: the review's metadata must be empty (managedFields aside; a
+    LocalSubjectAccessReview's namespace aside)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    ignored = ("managedFields", "namespace") if except_namespace else ("managedFields",)
+    if not any(v not in (None, "", {}, []) for k, v in meta.items() if k not in ignored):
+        return []
+    detail = "must be empty except for namespace" if except_namespace else "must be empty"
+    return [errors.field_invalid("metadata", gorepr.approx("v1.ObjectMeta", meta), detail)]
+
+
 def _spec_causes(spec: dict[str, Any], subject: bool) -> list[StatusCause]:
     """ValidateSubjectAccessReviewSpec / ValidateSelfSubjectAccessReviewSpec."""
     causes = []
@@ -51,14 +71,17 @@ def _spec_causes(spec: dict[str, Any], subject: bool) -> list[StatusCause]:
     if ra and na:
         causes.append(
             errors.field_invalid(
-                "spec.nonResourceAttributes", na, "cannot be specified in combination with resourceAttributes"
+                "spec.nonResourceAttributes",
+                _non_resource_attributes(na),
+                "cannot be specified in combination with resourceAttributes",
             )
         )
     if not ra and not na:
+        # the nil *NonResourceAttributes, which ErrorBody prints as the string "null"
         causes.append(
             errors.field_invalid(
                 "spec.resourceAttributes",
-                na,
+                "null",
                 "exactly one of nonResourceAttributes or resourceAttributes must be specified",
             )
         )
@@ -91,7 +114,7 @@ def _spec_of(obj: dict[str, Any]) -> dict[str, Any]:
 async def self_subject_access_review(scope: RequestScope) -> None:
     obj = await decode_object(scope)
     spec = _spec_of(obj)
-    causes = _spec_causes(spec, subject=False)
+    causes = _spec_causes(spec, subject=False) + _meta_causes(obj)
     if causes:
         raise errors.new_invalid("authorization.k8s.io", "SelfSubjectAccessReview", "", causes)
     await _answer_access_review(scope, scope.req.scope["k8s.user"], obj, spec)
@@ -111,7 +134,7 @@ def _user_from_spec(spec: dict[str, Any]) -> UserInfo:
 async def subject_access_review(scope: RequestScope) -> None:
     obj = await decode_object(scope)
     spec = _spec_of(obj)
-    causes = _spec_causes(spec, subject=True)
+    causes = _spec_causes(spec, subject=True) + _meta_causes(obj)
     if causes:
         raise errors.new_invalid("authorization.k8s.io", "SubjectAccessReview", "", causes)
     await _answer_access_review(scope, _user_from_spec(spec), obj, spec)
@@ -120,24 +143,28 @@ async def subject_access_review(scope: RequestScope) -> None:
 async def local_subject_access_review(scope: RequestScope) -> None:
     obj = await decode_object(scope)
     spec = _spec_of(obj)
-    causes = _spec_causes(spec, subject=True)
     ns = scope.info.namespace
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if meta.get("namespace") and meta["namespace"] != ns:  # the create handler's check of a namespaced object
+        raise errors.new_bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    causes = _spec_causes(spec, subject=True) + _meta_causes(obj, except_namespace=True)
     ra = spec.get("resourceAttributes")
     if isinstance(ra, dict) and ra.get("namespace", "") != ns:
         causes.append(
             errors.field_invalid(
-                "spec.resourceAttributes.namespace", ra.get("namespace", ""), "must match namespace: " + ns
+                "spec.resourceAttributes.namespace", ra.get("namespace", ""), "must match metadata.namespace"
             )
         )
-    elif spec.get("nonResourceAttributes"):
+    if spec.get("nonResourceAttributes"):
         causes.append(
             errors.field_invalid(
-                "spec.nonResourceAttributes", spec["nonResourceAttributes"], "disallowed on this kind of request"
+                "spec.nonResourceAttributes",
+                _non_resource_attributes(spec["nonResourceAttributes"]),
+                "disallowed on this kind of request",
             )
         )
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    if meta.get("namespace", ns) != ns:
-        causes.append(errors.field_invalid("metadata.namespace", meta.get("namespace"), "must match namespace: " + ns))
     if causes:
         raise errors.new_invalid("authorization.k8s.io", "LocalSubjectAccessReview", "", causes)
     obj.setdefault("metadata", {})["namespace"] = ns
@@ -150,6 +177,8 @@ async def self_subject_rules_review(scope: RequestScope) -> None:
     obj = await decode_object(scope)
     spec = _spec_of(obj)
     namespace = str(spec.get("namespace") or "")
+    if not namespace:
+        raise errors.new_bad_request("no namespace on request")
     user = scope.req.scope["k8s.user"]
     resolver = RULE_RESOLVER.get("rbac")
     resource_rules: list[dict[str, Any]] = []
@@ -176,11 +205,17 @@ async def self_subject_rules_review(scope: RequestScope) -> None:
                     item["resourceNames"] = list(rule["resourceNames"])
                 resource_rules.append(item)
         if errs:
-            status["incomplete"] = True
+            # RBAC's RulesFor reports its resolution errors but never an incomplete list
             status["evaluationError"] = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
-    obj.setdefault("metadata", {})["creationTimestamp"] = None
-    obj["status"] = status
-    await send_bytes(scope.req.send, 201, orjson.dumps(obj))
+    # a review of its own, as the REST builds it: the request's spec is not echoed
+    answer = {
+        "kind": obj.get("kind", "SelfSubjectRulesReview"),
+        "apiVersion": obj.get("apiVersion", "authorization.k8s.io/v1"),
+        "metadata": {"creationTimestamp": None},
+        "spec": {},
+        "status": status,
+    }
+    await send_bytes(scope.req.send, 201, orjson.dumps(answer))
 
 
 # The RBAC rule resolver, set by the server chain when it installs RBAC (SelfSubjectRulesReview reads it).

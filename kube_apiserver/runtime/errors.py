@@ -70,7 +70,8 @@ class StatusError(Exception):
                 details["causes"] = [c.to_dict() for c in self.causes]
             if self.retry_after_seconds:
                 details["retryAfterSeconds"] = self.retry_after_seconds
-            if details or self.reason in ("NotFound", "MethodNotAllowed"):
+            # NewNotFound, NewForbidden and the 405 always have details, even empty ones
+            if details or self.reason in ("NotFound", "MethodNotAllowed", "Forbidden"):
                 body["details"] = details
         body["code"] = self.code
         return body

@@ -111,7 +111,33 @@ def test_can_i_matrix_and_list(rbac_server):
     lsar = {**sar, "kind": "LocalSubjectAccessReview"}
     lsar["spec"] = {**sar["spec"], "resourceAttributes": {**sar["spec"]["resourceAttributes"], "namespace": "default"}}
     r = srv.request("POST", "/apis/authorization.k8s.io/v1/namespaces/team/localsubjectaccessreviews", json=lsar)
-    assert r.status_code == 422 and "must match namespace: team" in r.json()["message"]
+    assert (r.status_code, r.json()["message"]) == (
+        422,
+        'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: '
+        'Invalid value: "default": must match metadata.namespace',
+    )
+    # the reviews' metadata must be empty, and their attributes one kind or the other, in kube's words
+    named = {**sar, "metadata": {"name": "x"}}
+    r = srv.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json=named)
+    assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "metadata", r.text
+    assert r.json()["details"]["causes"][0]["message"].endswith(": must be empty")
+    both = {**sar, "spec": {**sar["spec"], "nonResourceAttributes": {"verb": "get", "path": "/api"}}}
+    r = srv.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json=both)
+    assert r.json()["details"]["causes"][0]["message"] == (
+        'Invalid value: authorization.NonResourceAttributes{Path:"/api", Verb:"get"}: cannot be specified in '
+        "combination with resourceAttributes"
+    )
+    r = srv.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", json={**sar, "spec": {"user": "bob"}})
+    assert r.json()["details"]["causes"][0]["message"] == (
+        'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified'
+    )
+    # a rules review needs a namespace, and is answered without the request's spec
+    rules_path = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+    ssrr = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview", "spec": {}}
+    r = srv.request("POST", rules_path, json=ssrr)
+    assert (r.status_code, r.json()["message"]) == (400, "no namespace on request")
+    r = srv.request("POST", rules_path, json={**ssrr, "spec": {"namespace": "team"}})
+    assert r.status_code == 201 and r.json()["spec"] == {} and r.json()["status"]["incomplete"] is False
     listing = bob(srv, "auth", "can-i", "--list", "-n", "team").stdout.splitlines()
     assert listing[0].split() == ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"]
     rows = {line.split()[0]: line.split()[1:] for line in listing[1:]}
@@ -132,6 +158,13 @@ def test_escalation_refused_and_allowed_with_escalate_or_bind(rbac_server):
         '(groups=["dev" "qa" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
         '{APIGroups:[""], Resources:["nodes"], Verbs:["get" "list"]}'
     )
+    # the rules that could not be resolved are named, as a []error holding RulesFor's aggregate
+    srv.kubectl("create", "rolebinding", "bob-missing", "--role=missing", "--user=bob", "-n", "team")
+    res = bob(srv, "create", "role", "nodes", "--verb=get,list", "--resource=nodes", "-n", "team", check=False)
+    assert res.stderr.strip().endswith('; resolution errors: [role.rbac.authorization.k8s.io "missing" not found]'), (
+        res.stderr
+    )
+    srv.kubectl("delete", "rolebinding", "bob-missing", "-n", "team")
     res = bob(
         srv, "create", "rolebinding", "me-admin", "--clusterrole=cluster-admin", "--user=bob", "-n", "team", check=False
     )

@@ -46,8 +46,9 @@ def confirm_no_escalation(resolver: RuleResolver, user: UserInfo, namespace: str
         + "\n".join(described)
     )
     if resolution_errors:
+        # a []error holding RulesFor's one aggregate: "[a]", or "[[a, b]]" for several
         errs = resolution_errors[0] if len(resolution_errors) == 1 else "[" + ", ".join(resolution_errors) + "]"
-        msg += f"; resolution errors: {errs}"
+        msg += f"; resolution errors: [{errs}]"
     return msg
 
 

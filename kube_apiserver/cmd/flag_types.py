@@ -3,9 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import ipaddress
+from typing import Any
 
 from kube_apiserver.server.filters.timeout import parse_go_duration
+
+
+class SliceFlag(argparse.Action):
+    """A pflag slice flag (stringSlice and the like): each use is parsed by the argument's type into a list; the
+    first use replaces the default and later uses add to it (--authorization-mode=Node --authorization-mode=RBAC
+    is Node,RBAC, as pflag appends)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.used = False  # a parser (and its actions) is built for each parse
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        items = list(getattr(namespace, self.dest, None) or []) if self.used else []
+        items.extend(values if isinstance(values, list) else [values])
+        setattr(namespace, self.dest, items)
+        self.used = True
+
+
+class MapFlag(argparse.Action):
+    """A map flag (mapStringBool, ConfigurationMap): each use is parsed by the argument's type into a dict; the
+    first use replaces the default and later uses are merged into it, a later key winning."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.used = False
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
+        merged = dict(getattr(namespace, self.dest, None) or {}) if self.used else {}
+        merged.update(values)
+        setattr(namespace, self.dest, merged)
+        self.used = True
+
+
+def csv_list(value: str) -> list[str]:
+    """pflag's StringSlice value: a CSV record."""
+    return next(csv.reader([value]), [])
 
 
 def bool_flag(value: str) -> bool:

@@ -20,6 +20,8 @@ from kube_apiserver.cmd import (
     options_serving,
 )
 from kube_apiserver.cmd.flag_types import (
+    MapFlag,
+    SliceFlag,
     bool_flag,
     cidr_flag,
     duration_flag,
@@ -190,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     a(
         "--cors-allowed-origins",
         type=lambda v: [o for o in v.split(",") if o],
+        action=SliceFlag,
         default=[],
         help="List of allowed origins for CORS, comma separated (regular expressions).",
     )
@@ -252,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     a(
         "--etcd-servers",
         type=lambda v: [u for u in v.split(",") if u],
+        action=SliceFlag,
         default=[],
         help="List of etcd servers to connect with (scheme://ip:port), comma separated. Accepted for the "
         "command lines written for kube-apiserver; this server keeps its state in SQLite under --data-dir "
@@ -260,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     a(
         "--feature-gates",
         type=map_string_bool_flag,
+        action=MapFlag,
         default={},
         help="A set of key=value pairs that describe feature gates for alpha/experimental features. WatchList "
         "(on here) can be switched; the others are accepted and keep kube-apiserver 1.33's defaults (a warning "
@@ -268,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     a(
         "--runtime-config",
         type=map_string_string_flag,
+        action=MapFlag,
         default={},
         help="A set of key=value pairs that enable or disable built-in APIs. Accepted; this server serves the "
         "1.33 GA APIs (a warning lists the ones asked for).",

@@ -13,7 +13,7 @@ import argparse
 from dataclasses import dataclass
 
 from kube_apiserver.admission import plugins
-from kube_apiserver.cmd.flag_types import int64_flag
+from kube_apiserver.cmd.flag_types import SliceFlag, int64_flag
 
 # AllOrderedPlugins (pkg/kubeapiserver/options/plugins.go) of 1.33.
 REGISTERED_PLUGINS = (
@@ -111,6 +111,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--enable-admission-plugins",
         type=_names,
+        action=SliceFlag,
         default=[],
         help="admission plugins that should be enabled in addition to default enabled ones (comma separated). "
         "Of kube-apiserver's plugins this server runs NamespaceLifecycle, LimitRanger, ServiceAccount, "
@@ -120,6 +121,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--disable-admission-plugins",
         type=_names,
+        action=SliceFlag,
         default=[],
         help="admission plugins that should be disabled although they are in the default enabled plugins list "
         "(comma separated).",

@@ -9,11 +9,9 @@ first, OIDC and the webhook after every local token authenticator.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from cryptography.hazmat.primitives.serialization import Encoding
 
@@ -23,21 +21,12 @@ from kube_apiserver.authentication.oidc import OIDCAuthenticator, OIDCConfigErro
 from kube_apiserver.authentication.request import RequestAuthenticator
 from kube_apiserver.authentication.request_header import RequestHeaderAuthenticator
 from kube_apiserver.authentication.token_webhook import WebhookConfigError, WebhookTokenAuthenticator
-from kube_apiserver.cmd.flag_types import duration_flag
+from kube_apiserver.cmd.flag_types import SliceFlag, csv_list, duration_flag
 from kube_apiserver.controlplane.cluster_authentication_trust import ClusterAuthenticationInfo
 
 
 class ExternalAuthenticationError(ValueError):
     """A flag names a file or value these authenticators cannot use; the server exits with its message."""
-
-
-class _StringSlice(argparse.Action):
-    """pflag's StringSlice: each use is a comma-separated (CSV) list, and repeated uses add up."""
-
-    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option_string: Any = None) -> None:
-        items = list(getattr(namespace, self.dest, None) or [])
-        items.extend(next(csv.reader([str(values)]), []))
-        setattr(namespace, self.dest, items)
 
 
 def _required_claim(value: str) -> tuple[str, str]:
@@ -283,7 +272,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     )
     a(
         "--oidc-signing-algs",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=None,
         help="Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512. Values are defined by RFC 7518 https://tools.ietf.org/html/rfc7518#section-3.1. (default [RS256])",
     )
@@ -317,31 +307,36 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     )
     a(
         "--requestheader-allowed-names",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=[],
         help="List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.",
     )
     a(
         "--requestheader-username-headers",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=[],
         help="List of request headers to inspect for usernames. X-Remote-User is common.",
     )
     a(
         "--requestheader-uid-headers",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=[],
         help="List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.",
     )
     a(
         "--requestheader-group-headers",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=[],
         help="List of request headers to inspect for groups. X-Remote-Group is suggested.",
     )
     a(
         "--requestheader-extra-headers-prefix",
-        action=_StringSlice,
+        type=csv_list,
+        action=SliceFlag,
         default=[],
         help="List of request header prefixes to inspect. X-Remote-Extra- is suggested.",
     )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kube_apiserver.authorization.authorizer import AlwaysAllow, AlwaysDeny, PrivilegedGroups, Union
-from kube_apiserver.cmd.flag_types import duration_flag
+from kube_apiserver.cmd.flag_types import SliceFlag, duration_flag
 
 log = logging.getLogger("kube_apiserver")
 
@@ -134,6 +134,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     a(
         "--authorization-mode",
         type=_modes,
+        action=SliceFlag,
         default=["Node", "RBAC"],
         help="Ordered list of plug-ins to do authorization on secure port. Defaults to Node,RBAC here (kube-apiserver "
         "defaults to AlwaysAllow). Comma-delimited list of: " + ",".join(AUTHORIZATION_MODE_CHOICES) + ".",

@@ -7,6 +7,8 @@ import argparse
 import ssl
 from dataclasses import dataclass, field
 
+from kube_apiserver.cmd.flag_types import SliceFlag
+
 # Go's crypto/tls names of TLS 1.2 suites (what --tls-cipher-suites takes) and OpenSSL's for the same suite.
 CIPHER_SUITES: dict[str, str] = {
     "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "ECDHE-ECDSA-AES128-GCM-SHA256",
@@ -105,6 +107,7 @@ def add_flags(p: argparse.ArgumentParser) -> None:
     a(
         "--tls-cipher-suites",
         type=_cipher_suites,
+        action=SliceFlag,
         default=[],
         help="Comma-separated list of cipher suites for the server (Go's names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256). If omitted, the default OpenSSL suites of TLS 1.2 and 1.3 are used.",
     )

@@ -8,6 +8,7 @@ Client certificates are optional (CERT_OPTIONAL): bearer tokens share the port.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import socket
@@ -291,7 +292,11 @@ class SecureServer:
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        # SIGTERM and SIGINT are ours (the drain and --shutdown-delay-duration come before the listener
+        # closes): uvicorn's serve() would otherwise put its own handler in place of the loop's for its
+        # whole run, stop serving at once and raise the signal again once done
         self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self.server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
         serve_task = asyncio.create_task(self.server.serve(sockets=[self.sock]))
         while not self.server.started:
             if serve_task.done():

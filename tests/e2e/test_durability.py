@@ -244,6 +244,25 @@ def test_sigterm_with_idle_keepalive_connection_exits_promptly(server_factory):
     assert elapsed < 5, f"server took {elapsed:.1f}s to exit with an idle keep-alive connection open"
 
 
+def test_shutdown_delay_keeps_serving_with_readyz_failing(server_factory):
+    """--shutdown-delay-duration: after SIGTERM the server goes on serving for the delay, /readyz failing its
+    shutdown check (so a load balancer takes it out of rotation), and only then stops listening."""
+    srv = server_factory("--shutdown-delay-duration=3s")
+    s = _admin_session(srv)
+    try:
+        started = time.monotonic()
+        srv.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        r = s.get(f"{srv.url}/readyz?verbose", timeout=5)
+        assert r.status_code == 500 and "[-]shutdown failed: reason withheld" in r.text, r.text
+        assert s.get(f"{srv.url}/api/v1/namespaces", timeout=5).status_code == 200
+        assert srv.proc.wait(15) == 0
+        assert time.monotonic() - started >= 2.5
+    finally:
+        s.close()
+        srv.kill()
+
+
 def _writer_pid(srv) -> int:
     """The server's SQLite writer process (its only child)."""
     children = Path(f"/proc/{srv.proc.pid}/task/{srv.proc.pid}/children").read_text().split()

@@ -33,7 +33,7 @@ from kube_apiserver.server.filters.recovery import response_state, with_panic_re
 from kube_apiserver.server.filters.timeout import with_timeout
 from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
 from kube_apiserver.server.genericapiserver import GenericAPIServer
-from kube_apiserver.server.metrics import REQUESTS
+from kube_apiserver.server.metrics import REQUESTS, reported_verb, request_labels
 
 ASGIApp = Any
 
@@ -71,18 +71,7 @@ def api_server_handler(root: GenericAPIServer) -> ASGIApp:
         finally:
             code = str(state.status or 500)
             if info.is_resource_request:
-                scope_label = clean_scope(info)
-                labels = (
-                    reported_verb(req, info, scope_label),
-                    _clean_dry_run(req.query.get("dryRun")),
-                    info.api_group,
-                    info.api_version,
-                    info.resource,
-                    info.subresource,
-                    scope_label,
-                    "apiserver",
-                )
-                REQUESTS.observe(labels, code, time.perf_counter() - start)
+                REQUESTS.observe(request_labels(req, info), code, time.perf_counter() - start)
             elif req.path in _INSTRUMENTED_HEALTH_PATHS:
                 # the health endpoints' root handlers are instrumented with the path as the subresource
                 labels = (reported_verb(req, info, ""), "", "", "", "", req.path, "", "")
@@ -103,47 +92,6 @@ def _negotiates_yaml(req: Request, info: RequestInfo) -> bool:
 
 
 _INSTRUMENTED_HEALTH_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
-# The subresources whose requests are counted as CONNECT (validConnectRequests).
-_CONNECT_SUBRESOURCES = frozenset({"log", "exec", "proxy", "attach", "portforward"})
-_VALID_VERBS = frozenset(
-    {"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT"}
-    | {"UPDATE", "WATCH", "WATCHLIST"}
-)
-
-
-def clean_scope(info: Any) -> str:
-    """metrics.CleanScope."""
-    if info.name or info.verb == "create":
-        return "resource"
-    if info.namespace:
-        return "namespace"
-    return "cluster" if info.is_resource_request else ""
-
-
-def reported_verb(req: Request, info: Any, scope_label: str) -> str:
-    """The verb label as MonitorRequest reports it: the HTTP method (GET of a collection is LIST), WATCH for a
-    watch, APPLY for a server-side apply, CONNECT for the streaming subresources, else OTHER."""
-    verb = req.method.upper()
-    if verb in ("GET", "HEAD"):
-        verb = "LIST" if scope_label not in ("resource", "") else "GET"
-        if req.flag("watch"):
-            verb = "WATCH"
-    elif verb == "PATCH" and req.header("content-type").split(";")[0].strip() == "application/apply-patch+yaml":
-        verb = "APPLY"
-    if info.is_resource_request and info.subresource in _CONNECT_SUBRESOURCES:
-        verb = "CONNECT"
-    if info.is_resource_request and info.verb == "watch":
-        verb = "WATCH"  # also the legacy /watch/ paths
-    return verb if verb in _VALID_VERBS else "OTHER"
-
-
-def _clean_dry_run(values: list[str] | None) -> str:
-    """metrics cleanDryRun: the distinct values sorted, or "invalid"."""
-    if not values:
-        return ""
-    if any(v != "All" for v in values):
-        return "invalid"
-    return "All"
 
 
 def build_handler_chain(root: GenericAPIServer, config: ChainConfig) -> ASGIApp:

@@ -43,6 +43,73 @@ _DURATION_BUCKETS = (
 )
 
 
+# The subresources whose requests are counted as CONNECT (validConnectRequests).
+_CONNECT_SUBRESOURCES = frozenset({"log", "exec", "proxy", "attach", "portforward"})
+_VALID_VERBS = frozenset(
+    {"APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT"}
+    | {"UPDATE", "WATCH", "WATCHLIST"}
+)
+
+
+def clean_scope(info: Any) -> str:
+    """metrics.CleanScope."""
+    if info.name or info.verb == "create":
+        return "resource"
+    if info.namespace:
+        return "namespace"
+    return "cluster" if info.is_resource_request else ""
+
+
+def reported_verb(req: Request, info: Any, scope_label: str) -> str:
+    """The verb label as MonitorRequest reports it: the HTTP method (GET of a collection is LIST), WATCH for a
+    watch, APPLY for a server-side apply, CONNECT for the streaming subresources, else OTHER."""
+    verb = req.method.upper()
+    if verb in ("GET", "HEAD"):
+        verb = "LIST" if scope_label not in ("resource", "") else "GET"
+        if req.flag("watch"):
+            verb = "WATCH"
+    elif verb == "PATCH" and req.header("content-type").split(";")[0].strip() == "application/apply-patch+yaml":
+        verb = "APPLY"
+    if info.is_resource_request and info.subresource in _CONNECT_SUBRESOURCES:
+        verb = "CONNECT"
+    if info.is_resource_request and info.verb == "watch":
+        verb = "WATCH"  # also the legacy /watch/ paths
+    return verb if verb in _VALID_VERBS else "OTHER"
+
+
+def _clean_dry_run(values: list[str] | None) -> str:
+    """metrics cleanDryRun: the distinct values sorted, or "invalid"."""
+    if not values:
+        return ""
+    if any(v != "All" for v in values):
+        return "invalid"
+    return "All"
+
+
+def request_labels(req: Request, info: Any) -> tuple[str, ...]:
+    """The labels of apiserver_request_total and apiserver_request_duration_seconds of a request, less its
+    code (MonitorRequest's: verb, dry_run, group, version, resource, subresource, scope, component)."""
+    scope_label = clean_scope(info)
+    return (
+        reported_verb(req, info, scope_label),
+        _clean_dry_run(req.query.get("dryRun")),
+        info.api_group,
+        info.api_version,
+        info.resource,
+        info.subresource,
+        scope_label,
+        "apiserver",
+    )
+
+
+def record_dropped_request(scope: dict[str, Any]) -> None:
+    """RecordDroppedRequest: a request refused with 429 by max-in-flight or priority and fairness, before it
+    reached the handler that counts requests, is counted in apiserver_request_total all the same."""
+    req, info = scope.get("k8s.request"), scope.get("k8s.request_info")
+    if req is not None and info is not None:
+        REQUESTS.observe(request_labels(req, info), "429", None)
+
+
 class RequestMetrics:
     """apiserver_request_total and apiserver_request_duration_seconds. Counted in plain dicts by the
     event loop (the only writer) and made into metric families when scraped: a prometheus_client

@@ -327,6 +327,12 @@ def test_tiny_level_queues_then_rejects_with_retry_after(apf, tiny):
     assert waited["response"].status_code == 429 and waited["response"].text == TOO_MANY
     assert waited["response"].headers["Retry-After"] == "1"
     assert waited["elapsed"] >= 0.45
+    # both are counted in apiserver_request_total, as RecordDroppedRequest counts a dropped request
+    dropped = (
+        'apiserver_request_total{code="429",component="apiserver",dry_run="",group="",resource="configmaps",'
+        'scope="namespace",subresource="",verb="LIST",version="v1"} 2.0'
+    )
+    assert dropped in apf.request("GET", "/metrics").text
     # the exempt admin and other users are not held up meanwhile
     assert apf.request("GET", "/api/v1/namespaces/default/configmaps").status_code == 200
     assert as_user(apf, "carol", "GET", "/api/v1/namespaces/default/configmaps").status_code == 200
@@ -512,6 +518,10 @@ def test_disabled_falls_back_to_max_in_flight(server_factory, tmp_path):
     try:
         assert r.headers["Retry-After"] == "1"
         assert "X-Kubernetes-PF-FlowSchema-UID" not in r.headers
+        assert (
+            'apiserver_request_total{code="429",component="apiserver",dry_run="",group="",resource="configmaps",'
+            'scope="resource",subresource="",verb="POST",version="v1"}'
+        ) in srv.request("GET", "/metrics").text
         assert as_user(srv, "alice", "GET", "/api/v1/namespaces/default/configmaps").status_code == 200
         # a system:masters user (the admin certificate) is served past the limit, as upstream does
         r = srv.request("POST", "/api/v1/namespaces/default/configmaps", json={"metadata": {"name": "by-admin"}})

@@ -7,7 +7,7 @@ from typing import Any
 from kube_apiserver.authentication.user import SYSTEM_PRIVILEGED_GROUP
 from kube_apiserver.endpoints.request import send_status_error
 from kube_apiserver.runtime.errors import new_too_many_requests
-from kube_apiserver.server.metrics import WATERMARK
+from kube_apiserver.server.metrics import WATERMARK, record_dropped_request
 
 ASGIApp = Any
 _READONLY = frozenset({"get", "list", "watch"})
@@ -36,6 +36,7 @@ def with_max_in_flight(app: ASGIApp, non_mutating: int, mutating: int) -> ASGIAp
                 # as upstream: a system:masters user is too powerful to be told to wait; it is served
                 # outside the count instead of getting the 429
                 return await app(scope, receive, send)
+            record_dropped_request(scope)
             await send_status_error(send, new_too_many_requests("Too many requests, please try again later.", 1))
             return
         counts[kind] += 1

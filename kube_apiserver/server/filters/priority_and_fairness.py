@@ -26,7 +26,7 @@ from kube_apiserver.server.filters.timeout import parse_go_duration
 from kube_apiserver.server.flowcontrol import metrics
 from kube_apiserver.server.flowcontrol.apf_filter import PriorityAndFairness
 from kube_apiserver.server.flowcontrol.queueset import WAITING
-from kube_apiserver.server.metrics import WATERMARK
+from kube_apiserver.server.metrics import WATERMARK, record_dropped_request
 
 _READ_ONLY_VERBS = frozenset({"get", "list", "watch"})  # nonMutatingRequestVerbs
 
@@ -72,10 +72,11 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
     dispatched = metrics.DISPATCHED
     rejected = metrics.REJECTED
 
-    async def reject(send: Any, pl_name: str, fs_name: str, reason: str) -> None:
+    async def reject(scope: dict[str, Any], send: Any, pl_name: str, fs_name: str, reason: str) -> None:
         key = (pl_name, fs_name, reason)
         rejected[key] = rejected.get(key, 0) + 1
         dropped.record_dropped_request(pl_name)
+        record_dropped_request(scope)
         await _too_many_requests(send, dropped.retry_after(pl_name))
 
     async def handler(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -97,7 +98,7 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
         req, reason = qs.start_request(seats, hash_value, fs.name, flow)
         if req is None:
             controller.note_idle(pl)
-            return await reject(send, pl.name, fs.name, reason)
+            return await reject(scope, send, pl.name, fs.name, reason)
         if req.state == WAITING:
             started = time.monotonic()
             try:
@@ -110,7 +111,7 @@ def with_priority_and_fairness(app: ASGIApp, apf: PriorityAndFairness, request_t
             metrics.observe_wait(pl.name, fs.name, executed, time.monotonic() - started)
             if not executed:
                 controller.note_idle(pl)
-                return await reject(send, pl.name, fs.name, "time-out")
+                return await reject(scope, send, pl.name, fs.name, "time-out")
         key = (pl.name, fs.name)
         dispatched[key] = dispatched.get(key, 0) + 1
         # (a watch executes only until its response starts: it is not counted as in flight)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from e2e_helpers import apply_crd, header_of, parse_table, status_of
+from e2e_helpers import apply_crd, free_form_crd, header_of, parse_table, status_of
 
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io"
 YAML_TABLE_ACCEPT = "application/yaml;as=Table;v=v1;g=meta.k8s.io"
@@ -81,33 +81,15 @@ def test_custom_resource_scale_table_uses_the_crd_columns(server, ns):
     copies the scope and changes only the kind, serializer and namer): the CRD's printer columns are
     evaluated against the Scale, so a path the Scale has gives its value and any other path an empty cell."""
     group = "tabletransforms.example.com"
-    schema = {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"scalers.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "scalers", "singular": "scaler", "kind": "Scaler"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": schema,
-                    "subresources": {
-                        "status": {},
-                        "scale": {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"},
-                    },
-                    "additionalPrinterColumns": [
-                        {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
-                        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
-                    ],
-                }
-            ],
-        },
+    crd = free_form_crd(group, "scalers", "Scaler")
+    crd["spec"]["versions"][0]["subresources"] = {
+        "status": {},
+        "scale": {"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"},
     }
+    crd["spec"]["versions"][0]["additionalPrinterColumns"] = [
+        {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+    ]
     apply_crd(server, crd)
     obj = {"apiVersion": f"{group}/v1", "kind": "Scaler", "metadata": {"name": "s1"}, "spec": {"size": 4}}
     server.kubectl("-n", ns, "apply", "-f", "-", input=json.dumps(obj))
@@ -214,25 +196,10 @@ def test_yaml_table(server, ns):
 
 def test_yaml_table_of_custom_resources(server, ns):
     group = "yamltables.example.com"
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"widgets.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-                    "additionalPrinterColumns": [{"name": "Color", "type": "string", "jsonPath": ".spec.color"}],
-                }
-            ],
-        },
-    }
+    crd = free_form_crd(group, "widgets", "Widget")
+    crd["spec"]["versions"][0]["additionalPrinterColumns"] = [
+        {"name": "Color", "type": "string", "jsonPath": ".spec.color"}
+    ]
     apply_crd(server, crd)
     obj = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"color": "red"}}
     server.kubectl("-n", ns, "apply", "-f", "-", input=json.dumps(obj))

@@ -363,22 +363,7 @@ class Store:
             new = patch_fn(orjson.loads(orjson.dumps(old)))
             if not isinstance(new, dict):
                 raise errors.new_bad_request("the patch must produce an object")
-            # checkName, as the patch handler runs it on the patched object
-            new_meta = metautil.metadata(new)
-            new_name, new_namespace = new_meta.get("name") or "", new_meta.get("namespace") or ""
-            if not new_name:
-                raise errors.new_bad_request(
-                    f"the name of the object ({name} based on URL) was undeterminable: name must be provided"
-                )
-            if new_name != name:
-                raise errors.new_bad_request(
-                    f"the name of the object ({new_name}) does not match the name on the URL ({name})"
-                )
-            if namespace and new_namespace and new_namespace != namespace:
-                raise errors.new_bad_request(
-                    f"the namespace of the object ({new_namespace}) does not match the namespace on the request "
-                    f"({namespace})"
-                )
+            metautil.check_name(new, name, namespace)  # as the patch handler checks the patched object
             self._prepare_namespace(new, namespace)  # EnsureObjectNamespaceMatchesRequestNamespace
             if new.get("apiVersion") != old.get("apiVersion") or new.get("kind") != old.get("kind"):
                 raise errors.new_bad_request("the apiVersion and kind of the object cannot be changed by a patch")

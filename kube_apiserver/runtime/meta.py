@@ -10,7 +10,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from kube_apiserver.runtime.errors import StatusCause, field_invalid, field_required
+from kube_apiserver.runtime.errors import StatusCause, field_invalid, field_required, new_bad_request
 
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*"
@@ -212,3 +212,20 @@ def metadata(obj: dict[str, Any]) -> dict[str, Any]:
         meta = {}
         obj["metadata"] = meta
     return meta
+
+
+def check_name(obj: dict[str, Any], name: str, namespace: str) -> None:
+    """checkName (endpoints/handlers/rest.go), of a PUT's body, an apply's configuration or a patch's result: the
+    object names the object of the URL (an empty name is the namer's errEmptyName), and its namespace, when it
+    has one, is the request's."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    obj_name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    if not obj_name:
+        raise new_bad_request(f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+    if obj_name != name:
+        raise new_bad_request(f"the name of the object ({obj_name}) does not match the name on the URL ({name})")
+    obj_namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    if namespace and obj_namespace and obj_namespace != namespace:
+        raise new_bad_request(
+            f"the namespace of the object ({obj_namespace}) does not match the namespace on the request ({namespace})"
+        )

@@ -19,6 +19,7 @@ from kube_apiserver.endpoints.handlers.fieldvalidation import IGNORE, STRICT, fi
 from kube_apiserver.endpoints.handlers.scope import RequestScope, write_object
 from kube_apiserver.registry import fieldmanager
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.serializer import (
     YAMLToJSONError,
     json_nesting_exceeds,
@@ -121,18 +122,6 @@ def _strict_yaml(body: bytes, directive: str) -> list[str]:
     return yaml_duplicate_lines(body)
 
 
-def _check_name(obj: dict[str, Any], name: str, namespace: str) -> None:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    obj_name = meta.get("name", "") if isinstance(meta.get("name", ""), str) else ""
-    if obj_name != name:
-        raise errors.new_bad_request(f"the name of the object ({obj_name}) does not match the name on the URL ({name})")
-    obj_ns = meta.get("namespace", "")
-    if namespace and isinstance(obj_ns, str) and obj_ns and obj_ns != namespace:
-        raise errors.new_bad_request(
-            f"the namespace of the object ({obj_ns}) does not match the namespace on the request ({namespace})"
-        )
-
-
 async def apply_options(scope: RequestScope) -> tuple[str, bool, dict[str, Any]]:
     """ValidatePatchOptions for apply, then the body: (field manager, force, applied configuration)."""
     manager = scope.req.param("fieldManager")
@@ -174,7 +163,7 @@ async def apply_patch_resource(scope: RequestScope, subresource: str = "") -> No
             if e.code != 404 or e.reason != "NotFound" or subresource:
                 raise
             obj = apply(None)
-            _check_name(obj, scope.info.name, scope.namespace)
+            metautil.check_name(obj, scope.info.name, scope.namespace)
             # an apply creates through the update path, whose storage clears a resourceVersion the
             # configuration carries rather than refusing it as a create does
             if isinstance(obj.get("metadata"), dict):

@@ -16,6 +16,7 @@ from kube_apiserver.registry import warning
 from kube_apiserver.registry.resource_spec import ResourceSpec
 from kube_apiserver.registry.store import Store
 from kube_apiserver.runtime import errors
+from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.labels import go_quote
 from kube_apiserver.runtime.serializer import YAMLToJSONError, encode_yaml, yaml_to_json
 from kube_apiserver.runtime.strategicpatch import gojson
@@ -207,21 +208,8 @@ def negotiate_output(scope: RequestScope) -> None:
 
 
 def check_name(scope: RequestScope, obj: dict[str, Any]) -> None:
-    """checkName (a PUT): the body names the object of the URL, and its namespace, when it has one, is the
-    URL's."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    name, url_name = meta.get("name") or "", scope.info.name
-    if not name:  # the namer's errEmptyName
-        raise errors.new_bad_request(
-            f"the name of the object ({url_name} based on URL) was undeterminable: name must be provided"
-        )
-    if name != url_name:
-        raise errors.new_bad_request(f"the name of the object ({name}) does not match the name on the URL ({url_name})")
-    namespace = meta.get("namespace") or ""
-    if scope.namespace and namespace and namespace != scope.namespace:
-        raise errors.new_bad_request(
-            f"the namespace of the object ({namespace}) does not match the namespace on the request ({scope.namespace})"
-        )
+    """checkName of a PUT's body against the request's URL."""
+    metautil.check_name(obj, scope.info.name, scope.namespace)
 
 
 async def write_object(

@@ -21,10 +21,9 @@ from kube_apiserver.apis.core.pod_subresources import (
     success_status,
     unknown_error,
     update_pod_condition,
-    write_status,
 )
 from kube_apiserver.endpoints import negotiation
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, validate_dry_run
+from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, validate_dry_run, write_status
 from kube_apiserver.endpoints.installer import Handler
 from kube_apiserver.registry.store import DeleteOptions, Store
 from kube_apiserver.runtime import errors

@@ -13,20 +13,17 @@ from typing import Any
 import orjson
 
 from kube_apiserver.apis.core.pod_strategy import PodStrategy
-from kube_apiserver.endpoints import negotiation
 from kube_apiserver.endpoints.handlers import get as get_handler
 from kube_apiserver.endpoints.handlers import patch as patch_handler
 from kube_apiserver.endpoints.handlers import update as update_handler
-from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object
+from kube_apiserver.endpoints.handlers.scope import RequestScope, decode_object, write_status
 from kube_apiserver.endpoints.installer import APIResource, Handler
-from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import Store
 from kube_apiserver.registry.strategy import stored_copy
 from kube_apiserver.runtime import errors
 from kube_apiserver.runtime import meta as metautil
 from kube_apiserver.runtime.errors import StatusCause
 from kube_apiserver.runtime.labels import go_quote
-from kube_apiserver.runtime.serializer import encode_yaml
 from kube_apiserver.runtime.validation.objectmeta import validate_object_meta_update
 from kube_apiserver.storage import errors as serrors
 from kube_apiserver.storage.interface import Preconditions, StoredObject
@@ -97,16 +94,6 @@ def update_pod_condition(pod: dict[str, Any], condition: dict[str, Any]) -> None
             conditions[i] = new
             return
     conditions.append(new)
-
-
-async def write_status(scope: RequestScope, code: int, status: dict[str, Any]) -> None:
-    """A metav1.Status result (not an error) in JSON or YAML: Status is never a Table, but is written in the
-    media type negotiated for one (YAML for a YAML Table)."""
-    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
-    if out.content_type == negotiation.YAML:
-        await send_bytes(scope.req.send, code, encode_yaml(status), negotiation.YAML)
-    else:
-        await send_bytes(scope.req.send, code, orjson.dumps(status))
 
 
 def success_status(code: int) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from kube_apiserver.endpoints.handlers.scope import (
     status_success,
     validate_dry_run,
     write_object,
+    write_status,
 )
 from kube_apiserver.endpoints.request import send_bytes
 from kube_apiserver.registry.store import DeleteOptions
@@ -125,21 +126,12 @@ async def delete_resource(scope: RequestScope) -> None:
     result = await scope.store.delete(scope.namespace, scope.info.name, opts)
     if result.deleted and not scope.store.return_deleted_object:
         meta = result.obj.get("metadata") or {}
-        await write_object_status(scope, status_success(scope.spec, meta.get("name", ""), meta.get("uid", "")))
+        await write_status(scope, 200, status_success(scope.spec, meta.get("name", ""), meta.get("uid", "")))
     else:
         # kube answers 202 to a delete left pending that asked for its dependents' deletion the old way
         # (orphanDependents=false); 200 otherwise, for compatibility
         pending_cascade = not result.deleted and opts.orphan_dependents is False
         await write_object(scope, 202 if pending_cascade else 200, result.obj)
-
-
-async def write_object_status(scope: RequestScope, status: dict[str, Any]) -> None:
-    """A delete's Status: never a Table, but in the media type negotiated for one (YAML for a YAML Table)."""
-    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
-    if out.content_type == negotiation.YAML:
-        await send_bytes(scope.req.send, 200, encode_yaml(status), negotiation.YAML)
-    else:
-        await send_bytes(scope.req.send, 200, orjson.dumps(status))
 
 
 async def delete_collection(scope: RequestScope) -> None:

@@ -240,6 +240,16 @@ async def write_object(
         await send_bytes(send, status, negotiation.encode_transformed(out, pom), out.content_type)
 
 
+async def write_status(scope: RequestScope, code: int, status: dict[str, Any]) -> None:
+    """A metav1.Status result (not an error): never a Table, but written in the media type negotiated for one
+    (YAML for a YAML Table), else JSON."""
+    out = negotiation.negotiate(scope.req.header("accept"), table=True, pom=True)
+    if out.content_type == negotiation.YAML:
+        await send_bytes(scope.req.send, code, encode_yaml(status), negotiation.YAML)
+    else:
+        await send_bytes(scope.req.send, code, orjson.dumps(status))
+
+
 def _include(scope: RequestScope) -> str:
     return include_object_option(scope.req.param("includeObject"))
 

@@ -157,6 +157,31 @@ def test_yaml_body_is_accepted(server, ns):
     assert "name: fromyaml" in r.text
 
 
+def test_yaml_scalars_read_as_go_yaml_reads_them(server, ns):
+    """A YAML body's plain scalars as sigs.k8s.io/yaml resolves them: `1e0` is the integer 1 (it was refused as
+    a string for an int32), `y` is true, `1:20` a string."""
+    body = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: yamlscalars\n  annotations:\n    t: 1:20\n"
+        "spec:\n  replicas: 1e0\n  selector: {matchLabels: {app: y-app}}\n  template:\n"
+        "    metadata: {labels: {app: y-app}}\n    spec:\n      containers:\n      - {name: c, image: i, tty: y}\n"
+    )
+    r = server.request(
+        "POST", f"/apis/apps/v1/namespaces/{ns}/deployments", data=body, headers={"Content-Type": "application/yaml"}
+    )
+    assert r.status_code == 201, r.text
+    dep = r.json()
+    assert dep["spec"]["replicas"] == 1 and dep["spec"]["template"]["spec"]["containers"][0]["tty"] is True
+    assert dep["metadata"]["annotations"] == {"t": "1:20"}  # PyYAML's YAML 1.1 reads 80, sexagesimal
+
+
+def test_forbidden_answers_always_carry_details(server):
+    """NewForbidden sets details even when they are empty, as for a non-resource path."""
+    r = server.anonymous("GET", "/apis")
+    body = status_of(r, 403, "Forbidden")
+    assert body["message"] == 'forbidden: User "system:anonymous" cannot get path "/apis"'
+    assert body["details"] == {} and list(body) == STATUS_KEYS
+
+
 def test_bodies_nested_too_deep_are_a_400_and_the_server_lives_on(server, ns):
     base = f"/api/v1/namespaces/{ns}/configmaps"
     yaml_headers = {"Content-Type": "application/yaml"}
